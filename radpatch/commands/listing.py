@@ -77,6 +77,10 @@ def run_show(ctx: Context, name: str) -> int:
     click.echo("  rewrites:")
     for r in p.rewrites:
         click.echo(f"    {r.id}: {r.op.describe()}  (versions {r.versions or 'all'}; {r.file})")
+    if p.vouched_exec:
+        click.echo("  assumes (vouched_exec: code run there stores no name a rename it follows keeps):")
+        for v in p.vouched_exec:
+            click.echo(f"    {v.file}: `{v.code}`")
     if p.knobs:
         click.echo("  knobs (environment variables read at run time):")
         for k in p.knobs:

@@ -131,6 +131,8 @@ def to_json(
         "required_by": (dependents or {}).get(s.patch.name, []),  # the entries applied after it
         # verify has seen the releases from `from` (<= the installed one) contain the change, or null
         "obsolete_upstream": obsolete_upstream_json(s),
+        # exec/eval calls the entry vouches store no renamed name (`vouched_exec:`): what a followed rename assumed
+        "vouched_exec": [{"file": v.file, "code": v.code} for v in s.patch.vouched_exec],
         "files": [
             {
                 "module": f.module,

@@ -220,6 +220,9 @@ def render(report: Report) -> str:
     ]
     if report.requires:
         lines.append(f"proven on what the entries it requires leave, applied first: {', '.join(report.requires)}")
+    lines += [
+        f"assumes: {v.file}: `{v.code}` stores no name a rename it follows keeps (vouched_exec)" for v in p.vouched_exec
+    ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
     for r in report.results:
         if r.error or r.note:

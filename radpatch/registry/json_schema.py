@@ -151,6 +151,21 @@ def build() -> dict[str, Any]:
             "uniqueItems": True,
             "description": "optional: URLs of the upstream PRs or issues whose release makes this entry obsolete",
         },
+        "vouched_exec": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "file": {"type": "string", "pattern": "^[^/\\\\].*\\.py$"},
+                    "code": {"type": "string"},
+                },
+                "required": ["file", "code"],
+                "additionalProperties": False,
+            },
+            "description": "optional: exec/eval calls of code radpatch cannot read (not a string literal) that you "
+            "vouch store none of the names a rename verify follows may be rebound by: each `{file, code}`, "
+            "the call's module in the wheel and its statement, as the refusal names them",
+        },
     }
     assert top.keys() == loader.TOP_REQUIRED | loader.TOP_OPTIONAL
     return {

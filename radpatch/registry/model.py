@@ -53,6 +53,18 @@ class Knob:
 
 
 @dataclass(frozen=True)
+class VouchedExec:
+    """A `vouched_exec:` item: an `exec`/`eval` of code radpatch cannot read (not a literal) that the
+    entry's author vouches stores none of the names a rename followed for the entry may be rebound by.
+    Anchored by `file` (its path in the wheel) and `code`, the call's statement, compared as syntax
+    trees (formatting and comments aside): a changed statement is no longer vouched for."""
+
+    file: str
+    code: str
+    location: str = ""  # file:line:col of the item in its registry file, for messages
+
+
+@dataclass(frozen=True)
 class ModuleChoice:
     """`module` holds the code to change for installed versions in `versions`.
 
@@ -138,6 +150,7 @@ class Patch:
     )
     requires: tuple[str, ...] = ()  # the entries (by name) this one is applied after, as written
     upstream: tuple[str, ...] = ()  # URLs of the upstream PRs/issues that would make the entry obsolete
+    vouched_exec: tuple[VouchedExec, ...] = ()  # exec/eval sites the author vouches store no renamed name
     # a stand-in for an entry radpatch's record holds that no loaded registry has (state.unloaded):
     # no rewrites, its recorded digest; its state is read from the record alone
     from_record: bool = False

@@ -1,12 +1,15 @@
 """Stores of a module's name, or of a class's attribute, that no binding statement shows
 (radpatch.releases.shadowed): a function's `global name` assigning it, `globals()`/`vars()` written
-to, `setattr` of the module or the class, `Cls.name = ...` from outside the class body. Read with
-`ast` only."""
+to, `setattr` of the module or the class, `Cls.name = ...` from outside the class body, code run by
+`exec`/`eval` from a string literal that stores it (radpatch.releases.exec_code: read as code; other
+code run so may store any name). Read with `ast` only."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+
+from radpatch.releases import exec_code
 
 _NAMESPACE_WRITES = frozenset({"update", "setdefault", "__setitem__", "pop", "__delitem__", "clear"})
 
@@ -30,7 +33,16 @@ def _module_stores(tree: ast.Module, name: str) -> int | None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and node.args:
             if _names_module(node.args[0]) and _may_name(node.args[1:2], name):
                 return node.lineno
+        if isinstance(node, ast.Call) and name in literal_stores(node):  # `exec("size = len")`: read as code
+            return node.lineno
     return None
+
+
+def literal_stores(node: ast.Call) -> frozenset[str]:
+    """The names an `exec`/`eval` of literal code may store (exec_code; ANY among them: any name); none
+    for any other call (an `exec` of other code is `dynamic`'s)."""
+    text = exec_code.code_of(node) if exec_code.runs_code(node) else None
+    return exec_code.stored(text) if text is not None else frozenset()
 
 
 _REBINDERS = frozenset({"setattr", "delattr"})
@@ -44,9 +56,10 @@ def dynamic(tree: ast.Module, at: Callable[[int], str] = lambda n: f"line {n}") 
     put in another's place). None when there is none: the other rules read every store. `at` words
     where a line is (`line 7`; `rptoy/core.py:7` where the file is named)."""
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    read = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and _read_as_code(n)}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Name) and node.id in _RUNS_TEXT:
+        if isinstance(node, ast.Name) and node.id in _RUNS_TEXT and id(node) not in read:
             return line, f"`{node.id}` ({at(line)}) may bind any name"
         if isinstance(node, ast.Name) and node.id in _REBINDERS and id(node) not in called:
             return line, f"`{node.id}` is passed on or bound to another name ({at(line)}), and may rebind it"
@@ -58,6 +71,12 @@ def dynamic(tree: ast.Module, at: Callable[[int], str] = lambda n: f"line {n}") 
         if written is not None and _sys_modules(written):
             return line, f"`sys.modules` is written ({at(line)}): a module may stand in for another"
     return None
+
+
+def _read_as_code(call: ast.Call) -> bool:
+    """An `exec`/`eval` of literal code that stores only names it spells (the rules read those)."""
+    text = exec_code.code_of(call) if exec_code.runs_code(call) else None
+    return text is not None and exec_code.ANY not in exec_code.stored(text)
 
 
 def _sys_modules(node: ast.expr) -> bool:
@@ -80,6 +99,8 @@ def _attribute_stores(tree: ast.Module, cls: str, name: str) -> int | None:
             first = node.args[0] if node.args else None
             if isinstance(first, ast.Name) and first.id == cls and _may_name(node.args[1:2], name):
                 return node.lineno
+        if isinstance(node, ast.Call) and name in literal_stores(node):
+            return node.lineno
     return None
 
 

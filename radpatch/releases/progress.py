@@ -71,6 +71,11 @@ class Progress:
                     f"radpatch: [{self.done}/{self.total}] {self.dist} {v}{how} ({time.monotonic() - self.t0:.0f} s)"
                 )
 
+    def note(self, text: str) -> None:
+        """A line of its own (a long read outside the fetches: a store index built)."""
+        with self.lock:
+            self._line(text)
+
     def tick(self) -> None:
         with self.lock:
             self._bar()

@@ -27,7 +27,7 @@ import ast
 
 from radpatch.prove.names.closures import own_nodes
 from radpatch.releases import renamed
-from radpatch.releases.namespace_stores import dynamic
+from radpatch.releases.namespace_stores import dynamic, literal_stores
 from radpatch.releases.renamed import Renamed
 from radpatch.rewrite.name_bindings import binding_sites
 
@@ -106,6 +106,9 @@ def rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str, outer: tuple[ast.Cla
             said = next((n for n in names if _may_name(node, n)), None)
             if called in ("setattr", "delattr", "__setattr__", "__delattr__") and said is not None:
                 return f"`{called}` (line {line}) may rebind `{said}`"
+            run = next((n for n in names if n in literal_stores(node)), None)
+            if run is not None:  # literal code run by exec, read as code (dynamic: any other)
+                return f"code run by `{called}` (line {line}) may rebind `{run}`"
     body = [n for each in (*outer, cls) for n in own_nodes(each)]
     if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "locals" for n in body):
         return "the class body calls `locals()`, which may store the name"

@@ -13,8 +13,10 @@ that may name it on such an object, in any `.py` file the wheel's RECORD lists u
 module's top-level package. Where the package has more of them than verify reads (package_files.MAX_FILES,
 as vLLM's), only those radpatch.releases.store_index says may hold such a store are read (port49); where
 even those cannot be told or read, no rename is followed and the cell says so. What another module does
-through a computed `setattr` on an object this cannot name is not read there; an `exec` or `eval` there
-refuses, unless its code is a string constant that never names the name (port49)."""
+through a computed `setattr` on an object this cannot name is not read there. An `exec` or `eval` there
+of a string literal is read as code (radpatch.releases.exec_code: it refuses where that code may store the
+name); of other code it refuses, naming every such call, unless the entry vouches for the call's
+statement (`vouched_exec:`, radpatch.releases.vouched_exec; exec51)."""
 
 from __future__ import annotations
 
@@ -24,8 +26,9 @@ import dataclasses
 from packaging.version import Version
 
 from radpatch.errors import RadpatchError
-from radpatch.registry.model import Patch
+from radpatch.registry.model import Patch, VouchedExec
 from radpatch.releases import (
+    exec_code,
     imported_from,
     package_files,
     renamed,
@@ -33,6 +36,7 @@ from radpatch.releases import (
     renamed_class,
     renamed_refused,
     store_index,
+    vouched_exec,
 )
 from radpatch.releases.moved import module_of
 from radpatch.releases.renamed import Renamed
@@ -78,6 +82,7 @@ def judged(
             imported_from.relpath_of(back.module, names) or "",
             _where(names),
             _reader(releases, patch.distribution, version),
+            patch.vouched_exec,
         )
     except RadpatchError:
         return None
@@ -128,7 +133,7 @@ def _forward(
     if not isinstance(found, Renamed):
         return found
     try:
-        return _elsewhere(releases, release, found, scope, mine, relpath_of, read) or found
+        return _elsewhere(releases, release, found, scope, mine, relpath_of, read, patch.vouched_exec) or found
     except RadpatchError:
         return None
 
@@ -174,6 +179,7 @@ def _elsewhere(
     rel: str,
     relpath_of: renamed_refused.Where,
     read: renamed_refused.Read,
+    vouched: tuple[VouchedExec, ...] = (),
 ) -> str | None:
     """Why another module of the package may rebind the renamed name: its store at file:line; None when none
     may. `scope`: the old qualified name; its parts after the first (a method, a nested class) are read as
@@ -190,18 +196,25 @@ def _elsewhere(
     method = "." in found.name  # a method: the in-class rules read its module
     own = {relpath_of(found.module)} if method else {relpath_of(found.binder)}  # where the in-module rules read
     homes = (found.binder, found.module)
-    for other in sorted(listed - {r for r in own if r is not None}):
+    unread: list[tuple[str, int, str]] = []  # exec/eval of code that is no literal, not vouched for
+    mine = {r for r in own if r is not None}  # there only the code exec runs (it may store into any namespace)
+    for other in sorted(listed | mine):
         tree = renamed.parse_or_none(read(other))
         if tree is None:
             continue
         bound = imported_from.modules_bound(tree.body, module_of(other), other.endswith("/__init__.py"))
         holders = {m.rpartition(".")[2] for m in homes} | {n for n, m in bound.items() if m in homes}
         for node in ast.walk(tree):
+            if other in mine and not (isinstance(node, ast.Call) and exec_code.runs_code(node)):
+                continue
             hit = next((h for a in anywhere if (h := _store(node, a, None))), "")
             hit = hit or next((h for a in named if (h := _store(node, a, holders))), "")
             if hit:
                 return f"{head}: {other}:{getattr(node, 'lineno', 0)} {hit} (another module of the package)"
-    return None
+        for call, code in exec_code.unread_sites(tree):
+            if not any(v.file == other and exec_code.same_statement(v.code, code) for v in vouched):
+                unread.append((other, call.lineno, code))
+    return vouched_exec.refusal(head, unread, [*anywhere, *named], bool(vouched)) if unread else None
 
 
 def _store(node: ast.AST, attr: str, holders: set[str] | None) -> str:
@@ -214,8 +227,10 @@ def _store(node: ast.AST, attr: str, holders: set[str] | None) -> str:
         func = node.func
         called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
         target = node.args[0] if node.args else None
-        if store_index.runs_code(node) and not store_index.code_without(target, attr):
-            return f"calls `{called}`, whose code may store `{attr}`"
+        if exec_code.runs_code(node):  # literal code is read as code; other code: _elsewhere's vouched sites
+            text = exec_code.code_of(node)
+            said = exec_code.may_store(text, [attr]) if text is not None else None
+            return f"calls `{called}`, whose code may store `{attr}`" if said else ""
         if called in ("setattr", "delattr", "__setattr__", "__delattr__") and renamed_class._may_name(node, attr):
             if holders is None or (target is not None and _named(target, holders)):
                 return f"calls `{called}`, which may store `{attr}`"

@@ -124,6 +124,8 @@ class Report:
             "versions": self.spec_text,
             "registry_digest": self.patch.digest,
             "requires": list(self.requires),
+            # exec/eval calls the entry vouches store no renamed name: what a rename it followed assumed
+            "vouched_exec": [{"file": v.file, "code": v.code} for v in self.patch.vouched_exec],
             "results": [r.to_json() for r in self.results],
             "widen": [str(v) for v in self.widen],
             "obsolete": [str(r.version) for r in self.results if r.obsolete],

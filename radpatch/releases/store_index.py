@@ -7,8 +7,9 @@ name (radpatch.releases.renamed_release's rules): an attribute store or `del` (`
 module's syntax tree, an `ast.Attribute` stored or deleted whose `attr` is the name, or a call of
 `setattr`, `delattr`, `__setattr__` or `__delattr__`; so the index keeps, per module, those attribute
 names, the calls' string constants, and ANY for a call with none (or a module that does not parse
-here: the rules then read it, as before); for an `exec` or `eval`, the words of its code where that is
-a string constant, else ANY (port49: the rules refuse such a call). The modules whose words meet the
+here: the rules then read it, as before); for an `exec` or `eval`, the names its code may store where
+that is a string literal (radpatch.releases.exec_code), else ANY (the rules refuse such a call unless
+the entry vouches for it, exec51). The modules whose words meet the
 names asked (or hold ANY) are the only ones the rules can find a store in: they are read, at most
 MAX_FILES of them, and the rules run on them exactly as on a small package's every module.
 
@@ -23,11 +24,11 @@ import csv
 import hashlib
 import io
 import json
-import re
+import time
 from collections.abc import Iterable
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.releases import package_files, remotezip, renamed
+from radpatch.releases import exec_code, package_files, remotezip, renamed
 from radpatch.releases.cache import write_json
 from radpatch.releases.index import Offline
 from radpatch.releases.wheel_pick import _check_record
@@ -35,9 +36,8 @@ from radpatch.releases.wheel_records import Release
 from radpatch.releases.wheels import Releases
 
 ANY = "*"  # a module that may store any name: a setattr-like call with no string constant, or no tree here
-FORMAT = 2  # the index's layout and rules; another value is built again
+FORMAT = 3  # the index's layout and rules; another value is built again (3: literal exec code parsed, exec51)
 SETTERS = ("setattr", "delattr", "__setattr__", "__delattr__")
-_WORD = re.compile(r"\w+")
 
 
 def words(source: bytes) -> list[str]:
@@ -56,24 +56,10 @@ def words(source: bytes) -> list[str]:
             if called in SETTERS:
                 said = {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
                 out |= said or {ANY}
-            elif runs_code(node):
-                code = node.args[0] if node.args else None
-                text = code.value if isinstance(code, ast.Constant) and isinstance(code.value, str) else None
-                out |= set(_WORD.findall(text)) if text is not None else {ANY}
+            elif exec_code.runs_code(node):  # literal code: the names it may store (exec_code); other: ANY
+                text = exec_code.code_of(node)
+                out |= set(exec_code.stored(text)) if text is not None else {ANY}
     return sorted(out)
-
-
-def runs_code(node: ast.Call) -> bool:
-    """`exec(...)` or `eval(...)` (also `builtins.exec`): code that may store any name (`eval` by `:=`)."""
-    func = node.func
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "builtins":
-        return func.attr in ("exec", "eval")
-    return isinstance(func, ast.Name) and func.id in ("exec", "eval")
-
-
-def code_without(code: ast.expr | None, name: str) -> bool:
-    """The code passed is a string constant in which `name` is no word: it cannot store `name`."""
-    return isinstance(code, ast.Constant) and isinstance(code.value, str) and name not in _WORD.findall(code.value)
 
 
 def candidates(
@@ -119,7 +105,16 @@ def _index(releases: Releases, release: Release, tops: frozenset[str]) -> dict[s
         pass
     try:
         wheel = releases.wheel_of(release.dist, release.version)
-        got = remotezip.read_members(releases.http, wheel.url, lambda ns: listed & ns, None, lambda n: None)
+        releases.say(
+            f"radpatch: indexing the stores of {release.dist} {release.version}'s {len(listed)} modules "
+            "(range requests, once per release)"
+        )
+        before, t0 = releases.read_elsewhere, time.monotonic()
+        got = remotezip.read_members(releases.http, wheel.url, lambda ns: listed & ns, None, releases.count)
+        releases.say(
+            f"radpatch: indexed {release.dist} {release.version}: read {releases.read_elsewhere - before} bytes "
+            f"in {time.monotonic() - t0:.1f} s"
+        )
     except Offline as exc:
         return f"the index could not be asked for its modules ({exc.message})"
     except EnvironmentProblem as exc:

@@ -77,6 +77,7 @@ class Verifier:
         base there has the rewrites apply, or none tells it carries the change) is proven again with
         the first release of the range and the asked ones added, then releases spread over the range
         (search_order): a bounded search, whatever the range's length."""
+        elsewhere, self.releases.say = self.releases.read_elsewhere, self.progress.note
         fetched = self._fetch(versions)
         results = self._prove(versions, fetched, with_bases=False)
         replaces = any(r.op.KEY == "replace" for r in self.patch.rewrites)
@@ -94,7 +95,10 @@ class Verifier:
             results.update(self._prove(again, fetched, with_bases=True))
             again = [v for v in again if _read_on_bases(results[v])]
         # a scope renamed, its old name bound to it, is no "no match": where it is now (releases.renamed)
-        return [renamed.told(self.patch, results[v], self.releases, self.requires) for v in versions]
+        told = [renamed.told(self.patch, results[v], self.releases, self.requires) for v in versions]
+        more = self.releases.read_elsewhere - elsewhere  # files read past the fetches: a rename's, a store index
+        self.transfer = dataclasses.replace(self.transfer, received=self.transfer.received + more)
+        return told
 
     def _prove(
         self, versions: list[Version], fetched: dict[Version, Release | NoWheel], with_bases: bool

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -106,6 +107,13 @@ class Releases:
         self.ttl = ttl
         self.clock = clock
         self._listings: dict[str, Listing] = {}
+        self.read_elsewhere = 0  # bytes `get` and the store index read: beyond the fetches a caller counts (verify)
+        self.say: Callable[[str], None] = lambda text: None  # a run's progress lines (verify's), for long reads
+        self._lock = threading.Lock()
+
+    def count(self, n: int) -> None:
+        with self._lock:
+            self.read_elsewhere += n
 
     @classmethod
     def from_env(cls) -> Releases:
@@ -212,7 +220,7 @@ class Releases:
         return release if release.covers(with_stars(release, needs)) else None
 
     def get(self, dist: str, version: Version, needs: frozenset[str]) -> Release:
-        return self.cached(dist, version, needs) or self.fetch(dist, version, needs).release
+        return self.cached(dist, version, needs) or self.fetch(dist, version, needs, self.count).release
 
     def fetch(self, dist: str, version: Version, needs: frozenset[str], count: Counter = _ignore) -> Fetch:
         """Read what `needs` adds to the cache entry of the release's wheel (tail, dist-info,

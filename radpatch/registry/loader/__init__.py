@@ -20,7 +20,7 @@ from radpatch.registry.loader.operations import EntryReader
 from radpatch.registry.model import Patch
 
 TOP_REQUIRED = {"summary", "description", "distribution", "supported", "modules", "rewrites"}
-TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases", "requires", "upstream"}
+TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases", "requires", "upstream", "vouched_exec"}
 
 
 def compose(ctx: Problems, data: bytes) -> yaml.Node:
@@ -91,6 +91,7 @@ def _load(ctx: Problems, data: bytes) -> Patch:
     read("knobs", lambda n, p: top_keys.knobs(ctx, n, p))
     read("requires", lambda n, p: top_keys.requires(ctx, n, p))
     read("upstream", lambda n, p: top_keys.upstream(ctx, n, p))
+    read("vouched_exec", lambda n, p: top_keys.vouched_exec(ctx, n, p))
     read("modules", lambda n, p: top_keys.modules(ctx, loader, n, p))
     modules = fields.get("modules")
     names = {t.name for t in modules} if isinstance(modules, tuple) else set()
@@ -118,4 +119,5 @@ def _load(ctx: Problems, data: bytes) -> Patch:
         supported_text=string(ctx, top["supported"], "supported").strip(),
         requires=fields.get("requires", ()),  # type: ignore[arg-type]
         upstream=fields.get("upstream", ()),  # type: ignore[arg-type]
+        vouched_exec=fields.get("vouched_exec", ()),  # type: ignore[arg-type]
     )

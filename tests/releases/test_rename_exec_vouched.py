@@ -1,0 +1,90 @@
+"""Code run by `exec` that radpatch cannot read, vouched for in the entry (issue 23, exec51).
+
+vLLM's `vllm/compilation/codegen.py` runs generated code (`exec(code, namespace)`), which may store
+any name: every rename verify could follow in vLLM was refused there. The refusal now names each such
+call by file:line and statement and prints the `vouched_exec:` YAML to add; with it the rename is
+followed, `show` and `verify` say the assumption, `verify --json` carries it. The item is anchored by
+the file and the statement as a syntax tree: a release that changes the statement is refused again,
+naming it; a bad item is a registry error at file:line and key path."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from tests.lib.toy_releases import DIST, GOOD
+
+ENTRY = f"""\
+summary: s
+description: d
+distribution: {DIST}
+supported: ">=1.0"
+modules:
+  planner: rptoy.core
+rewrites:
+  - id: cap
+    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
+"""
+RENAMED = GOOD.replace("def size(", "def size_of(")
+HOOK = "def run(code, consts=None):\n    namespace = {{}}\n    {call}  # noqa: S102\n    return namespace\n"
+
+
+def _release(call: str) -> dict[str, str | bytes]:
+    return {
+        "rptoy/__init__.py": "",
+        "rptoy/core.py": "from rptoy import planning\n\nsize = planning.size_of\n",
+        "rptoy/planning.py": RENAMED,
+        "rptoy/hook.py": HOOK.format(call=call),
+    }
+
+
+def _error(radpatch: Any, reg: Any, version: str) -> tuple[str, dict[str, Any]]:
+    told = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", version, "--json").out)
+    return told["results"][0]["error"] or "", told
+
+
+def test_unread_exec_is_refused_with_the_yaml_and_vouching_follows_the_rename(
+    loopback: Any, write_registry: Any, radpatch: Any
+) -> None:
+    loopback(
+        DIST,
+        {
+            "1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD},
+            "2.0": _release("exec(code, namespace)"),
+            "3.0": _release("exec(code, consts)"),  # the statement changed: no longer vouched for
+        },
+    )
+    reg = write_registry("cap", ENTRY)
+    error, _ = _error(radpatch, reg, "2.0")
+    assert "is not followed as a rename" in error and "rptoy/hook.py:3 `exec(code, namespace)`" in error, error
+    added = error.split("add to the entry: ", 1)[1]
+    assert yaml.safe_load(added) == {"vouched_exec": [{"file": "rptoy/hook.py", "code": "exec(code, namespace)"}]}
+
+    reg = write_registry("cap", ENTRY + added + "\n")
+    error, told = _error(radpatch, reg, "2.0")
+    assert "not followed" not in error and "moved: size is now rptoy.planning.size_of" in error, error
+    assert told["vouched_exec"] == [{"file": "rptoy/hook.py", "code": "exec(code, namespace)"}]
+    shown = radpatch("--registry", str(reg), "show", "cap").out
+    assert "assumes (vouched_exec" in shown and "rptoy/hook.py: `exec(code, namespace)`" in shown, shown
+    text = radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0").out
+    assert "assumes: rptoy/hook.py: `exec(code, namespace)`" in text, text
+
+    error, _ = _error(radpatch, reg, "3.0")
+    assert "rptoy/hook.py:3 `exec(code, consts)`" in error, error
+    assert 'add to the entry\'s vouched_exec: list: {file: rptoy/hook.py, code: "exec(code, consts)"}' in error
+
+
+def test_a_bad_vouched_exec_item_is_a_registry_error_at_its_line(write_registry: Any, radpatch: Any) -> None:
+    bad = {
+        '[{file: rptoy/hook.py, code: "print(code)"}]': "vouched_exec[0].code: the statement calls no exec or eval",
+        '[{file: ../hook.py, code: "exec(code)"}]': "vouched_exec[0].file: '../hook.py' is not a module's path",
+        '[{file: rptoy/hook.py, code: "exec("}]': "vouched_exec[0].code: not Python code",
+        "[{file: rptoy/hook.py}]": "vouched_exec[0]: missing required key 'code'",
+        "rptoy/hook.py": "vouched_exec: expected a list",
+    }
+    for value, said in bad.items():
+        reg = write_registry("cap", ENTRY + f"vouched_exec: {value}\n")
+        got = radpatch("--registry", str(reg), "show", "cap")
+        assert got.code != 0 and f"cap.yaml:{ENTRY.count(chr(10)) + 1}:" in got.err and said in got.err, got.err
