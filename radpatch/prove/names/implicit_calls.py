@@ -102,7 +102,7 @@ class ImplicitCalls(KeptCallbacks):
             reads = free_reads(fn) | (self.triggered(fn, c) if id(c.scope) in self.class_scopes else set())
             for free in sorted(reads & self.module.bound - made):
                 self.module_read(free, line, c.scope, c.flow)
-            return
+            return self.holders_read(fn, line, c) if self.holders else None  # `go()` reads CBS: what it holds runs
         if c.scope.kind != "function":
             return
         reads = free_reads(fn) | (self.triggered(fn, c) if id(c.scope) in self.class_scopes else set())

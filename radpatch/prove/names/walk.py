@@ -80,7 +80,7 @@ class Walker(BranchStatements):
         return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)) and callee(s) not in ENDS
 
     def s_Assign(self, s: ast.Assign, c: Ctx) -> bool:
-        if self.local_defs:
+        if self.local_defs or self.lambdas:
             self.holding(s, c)  # `t = Thread(target=g)`, `cbs = []`: t alone reaches what is kept (kept_callbacks)
         self.expr(s.value, c)
         for t in s.targets:
