@@ -8,7 +8,7 @@ import ast
 from collections.abc import Callable
 
 from .fixed_values import computed_globals, fixed_locals
-from .flow import Ctx
+from .flow import ALL_ENDS, Ctx
 from .implicit_calls import ImplicitCalls
 from .kept_callbacks import Stored, keepers, passed_on
 from .operand_walks import Operands
@@ -66,10 +66,12 @@ class Expressions(ImplicitCalls, Operands):
             part_id = c.flow.open_parts[-1]
             c.flow.tail_unknown = False
             c.flow.facts = capped(entry | enter[i]) if enter else entry
-            held, kept = c.flow.held(), len(c.flow.kept)
+            held, kept, ends, c.flow.ends = c.flow.held(), len(c.flow.kept), c.flow.ends, set()
             falls = part()
             if not falls or c.flow.tail_unknown:  # what its calls changed, or kept, is nothing to the paths
-                c.flow.restore(held, None if falls else kept)  # that go on (a helper that may never return: kept)
+                how = frozenset(c.flow.ends) or ALL_ENDS  # that go on (a helper that may never return: kept)
+                c.flow.restore(held, None if falls else kept, how)
+            c.flow.ends |= ends
             net = c.flow.close(mark)
             if falls:
                 falling.append(i)
