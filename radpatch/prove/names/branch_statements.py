@@ -83,7 +83,7 @@ class BranchStatements(Loops):
                     c.flow.changed()
                 return True
 
-            falls = self.branches(c, [lambda: c.flow.leak() and self.block(s.body, c), stops])
+            falls = self.branches(c, [lambda: c.flow.leak("with") and self.block(s.body, c), stops])
         else:
             falls = self.block(s.body, c)
         c.flow.changed()  # its __exit__ ran
@@ -95,7 +95,7 @@ class BranchStatements(Loops):
         def handler(h: ast.ExceptHandler) -> Callable[[], bool]:
             def walk() -> bool:
                 if s.finalbody:  # its `return` or `raise` goes on into the finally (kept: flow.restore)
-                    c.flow.leak()
+                    c.flow.leak("finally")
                 c.flow.facts = without(c.flow.facts, body_stores)  # the body may have stopped anywhere
                 if changes(s.body):  # after any of its calls
                     c.flow.changed()
@@ -117,7 +117,10 @@ class BranchStatements(Loops):
         body_stores = stored(s.body[: last_raising(s.body) + 1])  # after it, nothing raises
         if s.finalbody and finally_swallows(s.finalbody):  # what the body or a handler raises may end here
             self.swallowed(s, c)
-        parts: list[Callable[[], bool]] = [lambda: c.flow.leak() and self.block(s.body, c) and self.block(s.orelse, c)]
+        kind = "finally" if s.finalbody else "try"
+        parts: list[Callable[[], bool]] = [
+            lambda: c.flow.leak(kind) and self.block(s.body, c) and self.block(s.orelse, c)
+        ]
         parts += [handler(h) for h in s.handlers]
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)

@@ -90,7 +90,7 @@ def _leaves_finally(n: ast.AST) -> bool:
     return isinstance(n, ast.Try) and any(isinstance(x, leave) for b in n.finalbody for x in ast.walk(b))
 
 
-def own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
+def own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module) -> list[ast.AST]:
     """The nodes of `fn`'s body (a function's, or a class's), not those of the functions, lambdas and
     classes it defines."""
     out: list[ast.AST] = []

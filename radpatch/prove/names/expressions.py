@@ -5,17 +5,14 @@ they are evaluated (not under `from __future__ import annotations`, nor on Pytho
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Callable
 
-from .closures import nonlocal_binds, runs_items, sure_calls
-from .expression_guards import Guards
 from .fixed_values import computed_globals, fixed_locals
-from .flow import Ctx
+from .flow import ALL_ENDS, Ctx
 from .implicit_calls import ImplicitCalls
 from .kept_callbacks import Stored, keepers, passed_on
-from .path_facts import EFFECTS, Facts, capped, changes, exact, meet, of_test, root
-from .path_stores import stored, without
+from .operand_walks import Operands
+from .path_facts import EFFECTS, Facts, capped, meet
 from .problem import Runtime
 from .scope_bindings import COMPS, FUNCS, NameScope
 
@@ -23,7 +20,7 @@ _MATCH_NAMES = ("name", "rest")
 _CHANGED = ast.Pass()  # on expr's stack below a call's operands: what it may change, once it has run
 
 
-class Expressions(ImplicitCalls, Guards):
+class Expressions(ImplicitCalls, Operands):
     def __init__(self, tree: ast.Module, scopes: dict[int, NameScope], runtime: Runtime) -> None:
         super().__init__(scopes, scopes[id(tree)], runtime)
         self.scopes = scopes
@@ -69,10 +66,12 @@ class Expressions(ImplicitCalls, Guards):
             part_id = c.flow.open_parts[-1]
             c.flow.tail_unknown = False
             c.flow.facts = capped(entry | enter[i]) if enter else entry
-            held, kept = c.flow.held(), len(c.flow.kept)
+            held, kept, ends, c.flow.ends = c.flow.held(), len(c.flow.kept), c.flow.ends, set()
             falls = part()
             if not falls or c.flow.tail_unknown:  # what its calls changed, or kept, is nothing to the paths
-                c.flow.restore(held, None if falls else kept)  # that go on (a helper that may never return: kept)
+                how = frozenset(c.flow.ends) or ALL_ENDS  # that go on (a helper that may never return: kept)
+                c.flow.restore(held, None if falls else kept, how)
+            c.flow.ends |= ends
             net = c.flow.close(mark)
             if falls:
                 falling.append(i)
@@ -171,6 +170,8 @@ class Expressions(ImplicitCalls, Guards):
                     self.closure_call(callee, node.lineno, cx)
                 for fn in (n for n in called[1:] if isinstance(n, ast.Lambda) and cx.scope.kind == "function"):
                     self.runs(fn, node.lineno, cx, frozenset())  # `sorted(xs, key=lambda k: v)` in a function
+                if isinstance(node.func, ast.Lambda):  # `(lambda: make().m())()`: it runs now, in any scope
+                    self.runs(node.func, node.lineno, cx, frozenset())
                 for bound in self.binds_when_called(node, cx):  # after the arguments: once g has run
                     stack.append((ast.Name(bound, ast.Store(), lineno=node.lineno, col_offset=0), cx))
             if isinstance(node, ast.Lambda):
@@ -201,84 +202,6 @@ class Expressions(ImplicitCalls, Guards):
                     stack.extend((Stored(k, holder=holder), cx) for k in passed_on(node))  # may be kept
                     stack.append((Stored("", node.lineno), cx))  # and what was kept before may run
             stack.extend((child, cx) for child in reversed(list(ast.iter_child_nodes(node))))
-
-    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp, c: Ctx) -> None:
-        """A walrus in the items' part (`any((v := x) for x in xs)`) binds in the enclosing function on
-        some paths only: no item (an empty iterable, a generator never run), or an `if` that drops it."""
-        self.expr(node.generators[0].iter, c)
-        inner = self.child(node, c)
-
-        def items() -> bool:
-            home = self.home(inner).flow
-            saved = home.facts
-            for i, gen in enumerate(node.generators):
-                if i:
-                    self.expr(gen.iter, inner)
-                self.expr(gen.target, inner)
-                for cond in gen.ifs:
-                    self.expr(cond, inner)
-                    self.item_test(cond, inner)  # the items after it run where it is true
-            for e in [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]:
-                self.expr(e, inner)
-            home.facts = without(saved, stored([node]))  # type: ignore[list-item]
-            return True
-
-        if self.walrus and any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
-            home = self.ctx(c.scope.binding_scope())
-            self.branches(home, [items, lambda: True])
-        else:
-            items()
-        if self.shared and c.scope.kind == "function" and runs_items(node):  # `[g() for _ in [0]]`: g ran
-            for call in sure_calls([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]):
-                for bound in self.binds_when_called(call, c):  # and bound what it binds
-                    self.expr(ast.Name(bound, ast.Store(), lineno=call.lineno, col_offset=0), c)
-        if changes(node):  # its calls and stores ran in its own scope: the path's facts and claims die here
-            c.flow.changed()
-
-    def binds_when_called(self, node: ast.Call, c: Ctx) -> list[str]:
-        """`g()` where g, a def of this function, binds a local of it through `nonlocal` on every way
-        it returns (closures.nonlocal_binds): bound once the call has returned (att43 #10)."""
-        fn = self.local_defs.get((id(c.scope), node.func.id)) if isinstance(node.func, ast.Name) else None
-        if fn is None or c.scope.kind != "function" or not isinstance(fn, ast.FunctionDef):
-            return []
-        return sorted(nonlocal_binds(fn) & c.scope.locals)
-
-    def binding_operand(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> bool:
-        """Does an operand past the first (a branch) call a def binding a local through `nonlocal`?"""
-        rest = node.values[1:] if isinstance(node, ast.BoolOp) else [node.body, node.orelse]
-        calls = [n for r in rest for n in ast.walk(r) if isinstance(n, ast.Call)]
-        return any(self.binds_when_called(n, self.home(c)) for n in calls)
-
-    def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
-        """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
-        branches of a conditional expression) bind, they bind on some paths only."""
-        if isinstance(node, ast.BoolOp):
-            first, parts = node.values[0], [node.values[1:], []]
-            runs = isinstance(node.op, ast.And)  # the rest runs where the first is true (`and`), false (`or`)
-        else:
-            first, parts, runs = node.test, [[node.body], [node.orelse]], True
-        self.expr(first, c)
-        told = [of_test(first, outcome, c.flow.facts) for outcome in (runs, not runs)]
-        enter = [self.own_facts(f, c) for f in told]
-        sure = [e if e == f and exact(first, o) else None for e, f, o in zip(enter, told, (runs, not runs))]
-        walks: list[Callable[[], bool]] = [functools.partial(self.walked, part, c) for part in parts]
-        self.branches(c, walks, enter=enter, exact=sure)
-
-    def own_facts(self, facts: Facts, c: Ctx) -> Facts:
-        """The facts on the function's own locals, which no call can rebind (not a module name, a
-        `global`, or one a nested function rebinds with `nonlocal`); at module level, on the module's
-        names no function of it declares `global` (a store through `globals()` is not followed)."""
-        scope = c.scope
-        if not facts or scope.kind not in ("function", "module"):
-            return {}
-        if scope.kind == "module":
-            return {k: v for k, v in facts.items() if root(k) in scope.bound and root(k) not in self.declared_global}
-        return {k: v for k, v in facts.items() if root(k) in scope.locals and (id(scope), root(k)) not in self.shared}
-
-    def walked(self, nodes: list[ast.expr], c: Ctx) -> bool:
-        for node in nodes:
-            self.expr(node, c)
-        return True
 
 
 def _shared(scopes: dict[int, NameScope]) -> set[tuple[int, str]]:

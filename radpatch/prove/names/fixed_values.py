@@ -66,8 +66,14 @@ def fixed_locals(
 def _coerced(name: str, body: list[ast.stmt], calls: frozenset[str]) -> bool:
     """Is parameter `name` bound again, before anything else reads or binds it, by a statement of the
     body itself (on every path) to a value immutable whatever the caller passed (`flag = bool(flag)`,
-    `flag = flag is True`; not `flag = flag or False`, which may keep the caller's object)?"""
+    `flag = flag is True`; not `flag = flag or False`, which may keep the caller's object)? A `try`
+    whose body does so counts when each handler does too (`except TypeError: flag = False`) or ends."""
     for s in body:
+        if isinstance(s, ast.Try) and name in _named(s.body):  # `try: flag = bool(flag)` (names51): each
+            return _coerced(name, s.body, calls) and all(  # handler binds it first so too, or ends
+                _coerced(name, h.body, calls) or (name not in _named(h.body) and _ends(h.body)) or _safe(s.body, calls)
+                for h in s.handlers
+            )
         value = s.value if isinstance(s, (ast.Assign, ast.AnnAssign)) else None
         targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
         if value is not None and [t.id for t in targets if isinstance(t, ast.Name)] == [name] == _named(targets):
@@ -75,6 +81,34 @@ def _coerced(name: str, body: list[ast.stmt], calls: frozenset[str]) -> bool:
         if name in _named([s]):
             return False
     return False
+
+
+def _safe(body: list[ast.stmt], calls: frozenset[str]) -> bool:
+    """Can none of `body`'s statements raise (`flag = flag is True`, `flag = isinstance(flag, bool)` with
+    both builtins not shadowed: `calls`)?"""
+    for s in body:
+        v = s.value if isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets) else None
+        if isinstance(v, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot)) for o in v.ops):
+            operands = [v.left, *v.comparators]
+        elif (
+            isinstance(v, ast.Call)
+            and isinstance(v.func, ast.Name)
+            and v.func.id == "isinstance"
+            and "isinstance" in calls
+            and not v.keywords
+        ):
+            types = v.args[1:]  # the builtin's, not shadowed: `isinstance(flag, bool)`
+            operands = v.args[:1] if all(isinstance(t, ast.Name) and t.id in calls for t in types) else [v]
+        else:
+            return False
+        if not all(isinstance(e, (ast.Name, ast.Constant)) for e in operands):
+            return False
+    return True
+
+
+def _ends(body: list[ast.stmt]) -> bool:
+    """Does `body` end every path it falls through (its last statement a `return` or `raise`)?"""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
 def _named(nodes: Sequence[ast.AST]) -> list[str]:

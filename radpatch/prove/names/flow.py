@@ -19,6 +19,15 @@ if TYPE_CHECKING:
     from .kept_callbacks import Kept
 
 
+ALL_ENDS = frozenset(("return", "raise", "loop"))
+GOES_ON = {  # per kind of leaky part, the ends that go on through it
+    "try": {"raise"},  # a try's body: into a handler
+    "with": {"raise"},  # a `with` body whose manager may swallow it
+    "loop": {"loop"},  # a loop's pass: `break`, `continue`
+    "finally": set(ALL_ENDS),  # a try body or handler with a `finally`: it runs
+}
+
+
 class Flow(Claims):
     """What one scope has bound so far. `maybe`: bound on some path (grows, except for an
     unconditional del); `definite`: bound on every path. Branches log their changes to
@@ -61,7 +70,9 @@ class Flow(Claims):
         self.sure: dict[str, Facts] = {}
         self.immutable: frozenset[str] = frozenset()  # locals no call can change (fixed_values)
         self.kept: list[Kept] = []  # the functions this scope kept to run later (kept_callbacks)
-        self.leaky: set[int] = set()  # parts whose paths go on into a later sibling (a try's body, a loop's pass)
+        self.leaky: dict[int, str] = {}  # parts whose paths go on into a later sibling, by kind (GOES_ON)
+        self.ends: set[str] = set()  # how paths of the open part ended so far: "return", "raise", "loop"
+        self.raise_mark = 0  # len(kept) when a statement that may raise last ran (walk.stmt)
 
     def bind(self, name: str, line: int) -> None:
         self.forget(name)
@@ -99,13 +110,21 @@ class Flow(Claims):
             if not any(p in self.unjoined and p not in self.leaky for p in k.parts):
                 k.made.discard(name)
 
-    def restore(self, held: tuple[dict[str, Facts], dict[str, Facts]], kept: int | None = None) -> None:
-        """As Claims.restore; `kept`: the part ends every path through it (a `return`, a `raise`), so
-        the functions kept in it since `kept` are on none of the paths after its join, unless it or a
-        part around it goes on into a sibling (a try's body, a loop's pass: leaky)."""
+    def restore(
+        self, held: tuple[dict[str, Facts], dict[str, Facts]], kept: int | None = None, ends: frozenset[str] = ALL_ENDS
+    ) -> None:
+        """As Claims.restore; `kept`: the part ends every path through it (`ends`: a `return`, a `raise`,
+        a loop's `break`/`continue`), so the functions kept in it since `kept` are on none of the paths
+        after its join, unless an end goes on through a part around it (GOES_ON: a `raise` into a try's
+        handler, or out of a `with` that may swallow it, a `break` into the loop's next pass or after it,
+        anything through a `finally`); something that may raise after one was kept is a `raise` (names51)."""
         super().restore(held)
-        if kept is not None and not any(p in self.leaky for p in self.open_parts):
+        if kept is None:
+            return
+        ends = ends | ({"raise"} if self.raise_mark > kept else set())
+        if not any(ends & GOES_ON[self.leaky[p]] for p in self.open_parts if p in self.leaky):
             del self.kept[kept:]
+            self.raise_mark = min(self.raise_mark, kept)
 
     def shadow(self, name: str, present: bool) -> None:
         """`name` bound (unbound) here: so is its shadow in each open loop that deletes it."""
@@ -199,19 +218,20 @@ class Flow(Claims):
     def open_loop(self) -> int:
         """Open a loop's pass (as open()), noting where its `break`s and `continue`s count from."""
         mark = self.open()
-        self.leak()
+        self.leak("loop")
         self.loop_exits.append(LoopExits(mark, self._bound_marks[-1]))
         return mark
 
-    def leak(self) -> bool:
+    def leak(self, kind: str = "try") -> bool:
         """The open part's paths go on into its later siblings (a try's body into its handlers, a loop's
-        pass into its `else`): a function kept in it is on their paths (gone)."""
-        self.leaky.add(self.open_parts[-1])
+        pass into its `else`): a function kept in it is on their paths (gone); `kind`: which ends go on."""
+        self.leaky[self.open_parts[-1]] = kind
         return True
 
     def leave(self, kind: str) -> None:
         """A `break` (kind "break") or `continue` here: note the path's net change since its loop opened
         (what the loop's join gets from this exit) and the names bound on it so far in this pass."""
+        self.ends.add("loop")
         if not self.loop_exits:
             return
         at = self.loop_exits[-1]

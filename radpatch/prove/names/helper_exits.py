@@ -106,3 +106,39 @@ def _ends_one(s: ast.stmt) -> bool:
         forever = isinstance(s.test, ast.Constant) and bool(s.test.value)
         return forever and not any(isinstance(n, ast.Break) for n in ast.walk(s))
     return False
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, *_FUNCS, ast.ClassDef)
+_STORES = ("append", "add", "appendleft")  # a local container's: they keep what they are given, then return
+
+
+def may_raise(s: ast.stmt) -> bool:
+    """Could `s` itself raise (an exception a handler around it may catch)? Not `pass`, a jump, `return`
+    of a name or constant, `x = <constant, name or a display of those or lambdas>`, `cbs.append(g)`,
+    `cbs["k"] = g`, nor a `def` without decorators or defaults; a compound statement's own test may."""
+    if isinstance(s, (ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal)):
+        return False
+    if isinstance(s, ast.Return):
+        return s.value is not None and not _plain(s.value)
+    if isinstance(s, ast.Assign) and len(s.targets) == 1:
+        t = s.targets[0]
+        store = isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and isinstance(t.slice, ast.Constant)
+        return not ((isinstance(t, ast.Name) or store) and _plain(s.value, displays=isinstance(t, ast.Name)))
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute):
+        f, call = s.value.func, s.value
+        kept = f.attr in _STORES and isinstance(f.value, ast.Name) and len(call.args) == 1 and not call.keywords
+        return not (kept and _plain(call.args[0]))
+    if isinstance(s, _FUNCS):
+        return bool(s.decorator_list or s.args.defaults or any(s.args.kw_defaults))
+    return True
+
+
+def simple(s: ast.stmt) -> bool:
+    """Is `s` no compound statement (its own parts walked as statements of their own)?"""
+    return not isinstance(s, _COMPOUND) and type(s).__name__ not in ("Match", "TryStar")
+
+
+def _plain(e: ast.expr, displays: bool = False) -> bool:
+    if isinstance(e, (ast.Name, ast.Constant, ast.Lambda)):
+        return True
+    return displays and isinstance(e, (ast.List, ast.Tuple, ast.Set)) and all(_plain(x) for x in e.elts)

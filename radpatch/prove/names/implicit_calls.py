@@ -19,9 +19,9 @@ there, as closures.free_reads tells for a call. Followed, in a function and at m
 
 An instance of a class a function or the module defines reached another way (a parameter's default, a
 return value, a container, `self.k`, a global a function run at import reads) counts as an instance of
-any of its classes (unknown_instances). Not seen (dynamic dispatch): a lambda called at once, a
-decorator imported from elsewhere or one that passes the function on to another call, a class of
-another scope.
+any of its classes (unknown_instances). A lambda called at once (`(lambda: make().m())()`) runs there
+(expressions). Not seen (dynamic dispatch): a decorator imported from elsewhere or one that passes the
+function on to another call, a class of another scope.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ class ImplicitCalls(KeptCallbacks):
             reads = free_reads(fn) | (self.triggered(fn, c) if id(c.scope) in self.class_scopes else set())
             for free in sorted(reads & self.module.bound - made):
                 self.module_read(free, line, c.scope, c.flow)
-            return
+            return self.holders_read(fn, line, c) if self.holders else None  # `go()` reads CBS: what it holds runs
         if c.scope.kind != "function":
             return
         reads = free_reads(fn) | (self.triggered(fn, c) if id(c.scope) in self.class_scopes else set())
@@ -182,7 +182,11 @@ class ImplicitCalls(KeptCallbacks):
         """What the methods of the function's classes that `fn` may run on values of its own read, and
         so on from each (unknown_instances.triggered_reads)."""
         scope = home(c.scope)  # at module level: its names a function run at import reads, its defs it calls
-        held = scope.locals - self.foreign if scope.kind == "module" else set()
+        fn_node = self.fn_nodes.get(id(scope))  # in a function: its locals a closure reads (not a parameter)
+        params = (
+            {a.arg for a in ast.walk(fn_node.args) if isinstance(a, ast.arg)} if isinstance(fn_node, FUNCS) else set()
+        )
+        held = scope.locals - (self.foreign if scope.kind == "module" else params)
         defs = {n: f for (s, n), f in self.local_defs.items() if s == id(scope)} if held else {}
         return triggered_reads(fn, self.scope_classes(c), self.scopes, held, defs)
 
@@ -234,9 +238,16 @@ class ImplicitCalls(KeptCallbacks):
             calls.append((self.class_of(e, c), wanted))
         calls += expression_forms(self, node, c)  # f-strings, hashing, unpacking... (special_forms)
         for cls, names in calls:
-            if cls is not None:
-                for fn in self.methods(cls, names, c):
-                    self.runs(fn, getattr(node, "lineno", 0), c, self.def_bound.get(id(cls), frozenset()))
+            self.run_methods(cls, names, getattr(node, "lineno", 0), c)
+
+    def operand_runs(self, e: ast.expr, names: tuple[str, ...], c: Ctx) -> None:
+        """`names` of `e`'s class run where `e` is, in `c` (a comprehension's `if k`: its own k)."""
+        if self.classes:
+            self.run_methods(self.class_of(e, c), names, getattr(e, "lineno", 0), c)
+
+    def run_methods(self, cls: ast.ClassDef | None, names: tuple[str, ...], line: int, c: Ctx) -> None:
+        for fn in self.methods(cls, names, c) if cls is not None else ():
+            self.runs(fn, line, c, self.def_bound.get(id(cls), frozenset()))
 
     def methods(self, cls: ast.ClassDef, names: tuple[str, ...], c: Ctx) -> list[Fn]:
         """The defs of `names` (`_ANY`: every special method but those that make it) in `cls` or, for a

@@ -34,8 +34,6 @@ def protocols(node: ast.AST) -> list[tuple[ast.expr, tuple[str, ...]]]:
         op = BIN_OPS[type(node.op)]
         return [(node.target, (f"__i{op}__", f"__{op}__")), (node.value, (f"__r{op}__",))]
     if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-        out: list[tuple[ast.expr, tuple[str, ...]]] = []
-        for g in node.generators:
-            out += [(g.iter, _AITER if g.is_async else _ITER), *((t, TRUTH) for t in g.ifs)]
-        return out
+        first = node.generators[0]  # made where it stands; the later iterables and the `if`s run in the
+        return [(first.iter, _AITER if first.is_async else _ITER)]  # comprehension's scope (operand_walks)
     return []

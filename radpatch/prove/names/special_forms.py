@@ -93,7 +93,6 @@ def expression_forms(ic: ImplicitCalls, node: ast.AST, c: Ctx) -> Calls:
         out.append((of(node.test, c), TRUTH))
     elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         out.append((of(node.generators[0].iter, c), ITER))  # made where it stands, the generator's too
-        out += [(of(t, c), TRUTH) for g in node.generators for t in g.ifs]
     return out
 
 

@@ -63,11 +63,12 @@ def may_be_instance(e: ast.AST, scope: NameScope, fn: ast.AST | None) -> bool:
 def foreign(tree: ast.Module, module: NameScope) -> set[str]:
     """The module's names no instance of its classes can be in: each binding of it an import, or at
     module level `x = value` with `value` reading only such names and builtins (`A = os.environ.get('A')`,
-    `log = getLogger(__name__)`); a name a function declares `global` is not."""
+    `log = getLogger(__name__)`); a name a function declares `global` is not, nor one stored through or
+    passed to or along with what may be an instance: a value reading other names, a class or def of
+    the module (`Q.put(C)`: it may make one and hand it back), a method's `self` (`CV.set(self)`)."""
     values: dict[str, list[ast.expr | None]] = {}
     others: set[str] = {n for g in ast.walk(tree) if isinstance(g, ast.Global) for n in g.names}
     todo: list[ast.AST] = list(tree.body)
-    made: set[str] = set()  # its defs and classes: passed on, no instance (`register(op, fn)`)
     while todo:
         s = todo.pop()
         if isinstance(s, (ast.Import, ast.ImportFrom)):
@@ -84,7 +85,6 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
             simple_ids = set()
         if isinstance(s, (*FUNCS, ast.ClassDef)):
             others.add(s.name)
-            made.add(s.name)
             continue
         for n in ast.iter_child_nodes(s):
             if isinstance(n, ast.stmt):
@@ -96,6 +96,7 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
                     if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load) and id(x) not in simple_ids
                 } | {x.name for x in ast.walk(n) if isinstance(x, ast.ExceptHandler) and x.name}
     calls: list[tuple[set[str], list[ast.expr]]] = []  # a call's receiver and arguments, `d.append(C())`
+    given = _selves(tree)  # `CV.set(self)` in a method: it may hand the instance back (names51)
     for n in ast.walk(tree):
         if isinstance(n, (ast.Attribute, ast.Subscript)) and not isinstance(n.ctx, ast.Load):
             others.add(_root(n))  # `d['a'] = C()`, `reg.x = C()`: it may hold one now
@@ -110,12 +111,22 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
             if not all(v is None or reads_only(v, out, module.bound) for v in values[name]):
                 out.discard(name)
                 changed = True
-        for roots, args in calls:
-            if roots & out and not all(
-                reads_only(a, out, module.bound) or (isinstance(a, ast.Name) and a.id in made) for a in args
-            ):
+        for roots, args in calls:  # a class or def of the module given (`Q.put(C)`) may come back made
+            if roots & out and not all(reads_only(a, out, module.bound) and id(a) not in given for a in args):
                 out -= roots
                 changed = True
+    return out
+
+
+def _selves(tree: ast.Module) -> set[int]:
+    """The reads of a method's first parameter (`self`) of a class of the module, as a call's argument."""
+    out: set[int] = set()
+    for k in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for m in (m for m in k.body if isinstance(m, FUNCS) and [*m.args.posonlyargs, *m.args.args]):
+            first = [*m.args.posonlyargs, *m.args.args][0].arg
+            for call in (n for n in ast.walk(m) if isinstance(n, ast.Call)):
+                args = [*call.args, *(kw.value for kw in call.keywords)]
+                out |= {id(a) for a in args if isinstance(a, ast.Name) and a.id == first}
     return out
 
 
@@ -148,8 +159,11 @@ def triggers(fn: Fn, own: set[str], classes: set[str]) -> set[str]:
         if isinstance(n, ast.Name) and n.id in classes:
             out.add(n.id)
         elif isinstance(n, ast.Call):
-            if mine(n.func):
-                out.update(("__call__", n.func.attr) if isinstance(n.func, ast.Attribute) else ("__call__",))
+            if mine(n.func):  # `K()` makes one (its metaclass's `__call__`, no instance's)
+                made = isinstance(n.func, ast.Name) and n.func.id in classes
+                out.update(
+                    ("__call__", n.func.attr) if isinstance(n.func, ast.Attribute) else () if made else ("__call__",)
+                )
             if any(mine(a) for a in [*n.args, *(k.value for k in n.keywords)]):
                 out.add(ALL)
         elif isinstance(n, ast.Attribute) and mine(n.value):

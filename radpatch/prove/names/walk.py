@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from .branch_statements import BranchStatements
 from .flow import Ctx
-from .helper_exits import ENDS, callee, helpers
+from .helper_exits import ENDS, callee, helpers, may_raise, simple
 from .path_facts import of_constant, of_flag, of_test
 from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
@@ -66,6 +66,15 @@ class Walker(BranchStatements):
         return falls
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
+        before = len(c.flow.kept)
+        falls = self.statement(s, c)
+        if may_raise(s):  # with what was kept so far (flow.restore: a `raise` going on into a handler)
+            c.flow.raise_mark = max(c.flow.raise_mark, len(c.flow.kept) if simple(s) else before)
+        if isinstance(s, (ast.Return, ast.Raise)) or callee(s) in ENDS:
+            c.flow.ends.add("return" if isinstance(s, ast.Return) else "raise")
+        return falls
+
+    def statement(self, s: ast.stmt, c: Ctx) -> bool:
         self.implicit(s, c)  # `if k:`, `for x in k`, `with k:`, `k += 1` of this scope's instances
         if self.holders:
             self.quiet_reads(s)  # `if cbs:` runs nothing cbs holds (kept_callbacks)
@@ -80,7 +89,7 @@ class Walker(BranchStatements):
         return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)) and callee(s) not in ENDS
 
     def s_Assign(self, s: ast.Assign, c: Ctx) -> bool:
-        if self.local_defs:
+        if self.local_defs or self.lambdas:
             self.holding(s, c)  # `t = Thread(target=g)`, `cbs = []`: t alone reaches what is kept (kept_callbacks)
         self.expr(s.value, c)
         for t in s.targets:
