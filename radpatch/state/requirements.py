@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from radpatch.errors import RefusedError
+from radpatch.errors import MustComeOff, RefusedError
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.state.record import PatchRecord, Store
@@ -185,8 +185,9 @@ def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Pa
                 f"{'it' if len(unseen) == 1 else 'them'} with it",
             )
         if applied:
-            raise RefusedError(
+            raise MustComeOff(
                 f"{p.name}: {', '.join(applied)} {'is' if len(applied) == 1 else 'are'} applied and "
                 f"require{'s' if len(applied) == 1 else ''} it (`requires:`)",
                 f"revert them with it: radpatch revert {' '.join([*applied, *(q.name for q in named)])}",
+                applied,
             )
