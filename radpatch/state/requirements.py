@@ -5,6 +5,7 @@ applied entry requires what it takes off."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,16 +26,22 @@ if TYPE_CHECKING:
 def recorded_dependents(env: PythonEnv, name: str, leaving: set[str]) -> list[str]:
     """The patches the record says are applied on this install and require `name` (directly or
     through other recorded patches), apart from those in `leaving`, nearest first."""
+    return [n for n in requiring(applied_records(env), [name]) if n not in leaving]
+
+
+def requiring(records: Mapping[str, PatchRecord], names: Iterable[str]) -> list[str]:
+    """The patches of `records` whose recorded `requires:` name one of `names`, directly or through
+    others of them, nearest first (`names` left out): the one walk of the record's requirements."""
+    start = list(names)
     found: list[str] = []
-    records = applied_records(env)
-    frontier = [name]
+    frontier = list(start)
     while frontier:
         current = frontier.pop(0)
         for rec in records.values():
-            if current in rec.requires and rec.patch not in found and rec.patch != name:
+            if current in rec.requires and rec.patch not in found and rec.patch not in start:
                 found.append(rec.patch)
                 frontier.append(rec.patch)
-    return [n for n in found if n not in leaving]
+    return found
 
 
 def applied_records(env: PythonEnv) -> dict[str, PatchRecord]:
