@@ -5,8 +5,9 @@ both; not the ones a revert lifts and puts back (att50 #4: `revert B` of a diamo
 with G written on D's code and H on G's hinted `revert D B`, refused in turn for G, then for H).
 
 Each case is a random stack of 3-6 entries on two modules of a fake site-packages, applied one at
-a time: each entry inserts a line into a function of its own, or right after the line of an earlier
-entry (on its code: it does not apply without that one), and requires some earlier entries. One
+a time: each entry inserts a line into a function of its own in one module or both, or right after
+the line of an earlier entry (on its code: it does not apply without that one), and requires some
+earlier entries; so an entry lifted off one module may lie under another in the other module. One
 entry is reverted. The oracle is radpatch run as a user runs it: the hint followed exactly as
 printed succeeds in one step, and the same command with any one entry it added left out is refused
 (that entry cannot stay); the entries left on read applied, and each module is what applying them
@@ -34,7 +35,7 @@ MOST = 6
 @dataclass(frozen=True)
 class Entry:
     i: int
-    module: str
+    modules: str  # the modules it changes: "m", "n" or both ("mn"; one only for an entry on another's line)
     func: int  # the function it writes in: its own, or that of the entry at the bottom of its chain
     on: int | None  # the entry whose line it inserts after (None: its own function's return)
     requires: tuple[int, ...]
@@ -44,13 +45,16 @@ class Entry:
         return f"e{self.i}"
 
     def yaml(self) -> str:
-        if self.on is None:
-            find = f"return '{self.module}{self.i}'"
-            rewrite = f'insert_before: {{scope: f{self.i}, find: "{find}", code: x{self.i} = 1}}'
-        else:
-            rewrite = f'insert_after: {{scope: f{self.func}, find: "x{self.on} = 1", code: x{self.i} = 1}}'
+        rewrites = ""
+        for m in self.modules:
+            if self.on is None:
+                find = f"return '{m}{self.i}'"
+                rewrite = f'insert_before: {{scope: f{self.i}, find: "{find}", code: x{self.i} = 1}}'
+            else:
+                rewrite = f'insert_after: {{scope: f{self.func}, find: "x{self.on} = 1", code: x{self.i} = 1}}'
+            rewrites += f"  - id: {m}\n    file: {m}\n    {rewrite}\n"
         reqs = f"requires: [{', '.join(f'e{r}' for r in self.requires)}]\n" if self.requires else ""
-        return reqs + entry_head("s", "rpstack", {self.module: f"rpstack.{self.module}"}) + f"  - {rewrite}\n"
+        return reqs + entry_head("s", "rpstack", {m: f"rpstack.{m}" for m in self.modules}) + rewrites
 
 
 def _source(module: str) -> str:
@@ -70,9 +74,9 @@ def _stack(seed: int) -> tuple[list[Entry], int]:
         if free and rng.random() < 0.6:
             on = rng.choice(free)
             taken.add(on)
-            out.append(Entry(i, out[on].module, out[on].func, on, requires))
+            out.append(Entry(i, rng.choice(out[on].modules), out[on].func, on, requires))
         else:
-            out.append(Entry(i, rng.choice(MODULES), i, None, requires))
+            out.append(Entry(i, rng.choice(("m", "n", "mn")), i, None, requires))
     held = [e.i for e in out if e.i in taken or any(e.i in f.requires for f in out)]
     if seed % 2 == 0:
         return out, max(range(len(out)), key=lambda i: (len(_held_by(out, i)), rng.random()))
@@ -108,11 +112,12 @@ def _expected(stack: list[Entry], on: set[int]) -> dict[str, str]:
     for e in stack:
         if e.i not in on:
             continue
-        if e.on is None:
-            ret = f"    return '{e.module}{e.i}'\n"
-            text[e.module] = text[e.module].replace(ret, f"    x{e.i} = 1\n{ret}")
-        else:
-            text[e.module] = text[e.module].replace(f"    x{e.on} = 1\n", f"    x{e.on} = 1\n    x{e.i} = 1\n")
+        for m in e.modules:
+            if e.on is None:
+                ret = f"    return '{m}{e.i}'\n"
+                text[m] = text[m].replace(ret, f"    x{e.i} = 1\n{ret}")
+            else:
+                text[m] = text[m].replace(f"    x{e.on} = 1\n", f"    x{e.on} = 1\n    x{e.i} = 1\n")
     return text
 
 
