@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 from radpatch import __version__
 from radpatch.commands import json_output
 from radpatch.commands.file_verbs import capture, import_, restore
+from radpatch.commands.options import wheels_option
 from radpatch.context import Context
 from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError, UsageError
 
@@ -89,14 +90,9 @@ def show(ctx: Context, name: str) -> int:
     help="Before writing, import each patched module in the target interpreter (a subprocess); "
     "refuse if it fails only once patched.  [env var: RADPATCH_IMPORT_CHECK]",
 )
-@click.option(
-    "--wheel",
-    "wheels",
-    multiple=True,
-    type=click.Path(dir_okay=True),
-    metavar="FILE|DIR",
-    help="Adopting a file that already carries a patch: read its RECORD bytes from this wheel (or a "
-    "directory of wheels), offline, instead of the package index. Repeatable.",
+@wheels_option(
+    "Adopting a file that already carries a patch: read its RECORD bytes from this wheel (or a "
+    "directory of wheels), offline, instead of the package index. Repeatable."
 )
 @pass_ctx
 def apply(

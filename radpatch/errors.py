@@ -73,6 +73,16 @@ class RequiredPatchMissing(RefusedError, RuntimeError):
     keeps seeing one."""
 
 
+class MustComeOff(RefusedError):
+    """revert refused: `names`, applied entries not named, cannot stay on without what it takes off
+    (they require it: state.requirements; or lie above it and do not go on again without it:
+    write.lift). write.revert widens the first one to every entry one revert must name."""
+
+    def __init__(self, message: str, hint: str, names: list[str]) -> None:
+        super().__init__(message, hint)
+        self.names = list(names)
+
+
 class Undecodable(RadpatchError, ValueError):
     """Bytes that do not decode as Python source (PEP 263), or do not round-trip through their
     encoding (rewrite.source.decode); a ValueError as before, for callers that catch one."""

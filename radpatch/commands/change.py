@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from pathlib import Path
 
 import click
 
+from radpatch.commands.options import wheel_of
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
 from radpatch.install.environment import Installed
@@ -60,35 +60,13 @@ def wheel_bytes(wheels: tuple[str, ...]) -> applying.WheelBytes:
         from radpatch.releases import pristine
 
         if wheels:
-            found = _wheel_of(dist, wheels)
+            found = wheel_of(dist, wheels)
             got, source = pristine.from_wheel(dist, relpaths, found)
         else:
             got, source = pristine.from_index(dist, relpaths)
         return {p.relpath: p.data for p in got}, source.describe()
 
     return read
-
-
-def _wheel_of(dist: Installed, wheels: tuple[str, ...]) -> Path:
-    """The given wheel of `dist`'s name and version (a directory stands for the wheels in it)."""
-    from packaging.utils import canonicalize_name, parse_wheel_filename
-
-    files: list[Path] = []
-    for w in map(Path, wheels):
-        files += sorted(w.glob("*.whl")) if w.is_dir() else [w]
-    for f in files:
-        try:
-            name, version, _, _ = parse_wheel_filename(f.name)
-        except ValueError:
-            continue
-        if canonicalize_name(name) == canonicalize_name(dist.name) and version == dist.version:
-            return f
-    if len(files) == 1:
-        return files[0]  # pristine.from_wheel says what is wrong with it
-    raise RefusedError(
-        f"no --wheel given is {dist.name} {dist.version} ({', '.join(str(f) for f in files) or 'no .whl file'})",
-        f"give the wheel {dist.name} {dist.version} was installed from: --wheel FILE (or a directory holding it)",
-    )
 
 
 def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:

@@ -8,13 +8,14 @@ from typing import Any, TypeVar
 
 import click
 
+from radpatch.commands.options import wheels_option
 from radpatch.context import Context
 
 FC = TypeVar("FC", bound=Callable[..., Any])
 
 pass_ctx = click.make_pass_decorator(Context)
 
-# options two of the verbs share, their words written once
+# options two of the verbs share, their words written once (restore's --wheel is apply's: commands.options)
 _SUPPORTED = click.option(
     "--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version)."
 )
@@ -123,14 +124,17 @@ def capture(ctx: Context, /, python: str | None, **options: Any) -> int:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@_WHEEL
+@wheels_option(
+    "Read the pristine bytes from this wheel (or the installed version's in a directory of wheels), "
+    "offline, instead of the package index. Repeatable."
+)
 @click.option("--dry-run", is_flag=True, help="Fetch and check the bytes, say what would be restored, write nothing.")
 @pass_ctx
-def restore(ctx: Context, paths: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
+def restore(ctx: Context, paths: tuple[str, ...], wheels: tuple[str, ...], dry_run: bool) -> int:
     """Put files of an installed distribution back to their RECORD bytes, from its wheel (no reinstall).
 
     PATH: a file under site-packages (absolute, or relative to site-packages), a module name
     (vllm.v1.core.kv_cache_utils), or a directory (each of its files not as installed)."""
     from radpatch.commands import restore as cmd
 
-    return cmd.run(ctx, paths, wheel, dry_run)
+    return cmd.run(ctx, paths, wheels, dry_run)

@@ -5,8 +5,9 @@ module name) or a directory (each file RECORD lists under it that is not as inst
 A hand edit, a sed step, a stray `patch` or a deleted file leaves a file that is neither pristine
 nor radpatch's; the only way back used to be `pip install --force-reinstall`, which for vLLM is a
 320 MB wheel and a rebuilt environment. The bytes of one file are a few KiB of that wheel:
-radpatch.releases.pristine reads them by range requests (or from `--wheel FILE`) and refuses them
-unless they hash to the installed RECORD, so restore writes exactly what pip installed or nothing.
+radpatch.releases.pristine reads them by range requests (or from `--wheel FILE|DIR`, which apply
+takes too) and refuses them unless they hash to the installed RECORD, so restore writes exactly
+what pip installed or nothing.
 
 A file radpatch patched is not restore's to write: its record would then describe a file that is
 not there. As long as the file is as radpatch left it, `radpatch revert NAME` is the way back and
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from radpatch.commands.options import wheel_of
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
 from radpatch.files.bytecode import refresh_bytecode
@@ -30,7 +32,7 @@ from radpatch.state.restore import RestoreFile, locked, recorded, refuse_patched
 from radpatch.state.restore_paths import named_files
 
 
-def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
+def run(ctx: Context, args: tuple[str, ...], wheels: tuple[str, ...], dry_run: bool) -> int:
     env = ctx.env
     found = list({(t.dist.root, t.relpath): t for a in args for t in named_files(env, a, click.echo)}.values())
     todo = []
@@ -43,14 +45,16 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
         return EXIT_OK
     fetched: dict[tuple[Path, str], bytes] = {}
     sources: dict[Path, pristine.PristineSource] = {}
-    for t in todo if not wheel else ():  # radpatch kept the installed bytes when it patched the file
+    for t in todo if not wheels else ():  # radpatch kept the installed bytes when it patched the file
         original = Store(t.dist.root).original(t.want)
         if original is not None:
             fetched[(t.dist.root, t.relpath)] = original
     from_kept = set(fetched)
     for dist_info, group in _by_dist([t for t in todo if (t.dist.root, t.relpath) not in fetched]).items():
         dist, rels = group[0].dist, [t.relpath for t in group]
-        got, source = pristine.from_wheel(dist, rels, Path(wheel)) if wheel else pristine.from_index(dist, rels)
+        got, source = (
+            pristine.from_wheel(dist, rels, wheel_of(dist, wheels)) if wheels else pristine.from_index(dist, rels)
+        )
         sources[dist_info] = source
         fetched.update({(dist.root, p.relpath): p.data for p in got})
     verb = "would restore" if dry_run else "restored"

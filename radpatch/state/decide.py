@@ -23,6 +23,7 @@ from radpatch.state.decided import PatchState as PatchState
 from radpatch.state.decided import Renamed as Renamed
 from radpatch.state.file_decide import file_state, left_behind, named_in_mix, recorded_files, still_applied, void
 from radpatch.state.record import PatchRecord, Store
+from radpatch.state.requirements import requiring
 from radpatch.state.stack import trusted_names
 from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, pending_note, verdict
 from radpatch.state.verdict import State as State
@@ -222,7 +223,7 @@ def _with_dependents(ps: PatchState) -> list[str]:
     records = Store(ps.root).records()
     names, grew = {ps.patch.name}, True
     while grew:
-        more = {r.patch for r in records.values() if names & set(r.requires)} - names
+        more = set(requiring(records, names))
         stacked = set(together(ps.root, names, names)) - names
         grew = bool(more or stacked)
         names |= more | stacked

@@ -5,15 +5,16 @@ applied entry requires what it takes off."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from radpatch.errors import RefusedError
+from radpatch.errors import MustComeOff, RefusedError
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.state.record import PatchRecord, Store
-from radpatch.state.verdict import SATISFIED, trusted, unmet_requirements, with_note
+from radpatch.state.verdict import SATISFIED, State, trusted, unmet_requirements, with_note
 
 if TYPE_CHECKING:
     from radpatch.registry.catalog import Registry
@@ -25,16 +26,22 @@ if TYPE_CHECKING:
 def recorded_dependents(env: PythonEnv, name: str, leaving: set[str]) -> list[str]:
     """The patches the record says are applied on this install and require `name` (directly or
     through other recorded patches), apart from those in `leaving`, nearest first."""
+    return [n for n in requiring(applied_records(env), [name]) if n not in leaving]
+
+
+def requiring(records: Mapping[str, PatchRecord], names: Iterable[str]) -> list[str]:
+    """The patches of `records` whose recorded `requires:` name one of `names`, directly or through
+    others of them, nearest first (`names` left out): the one walk of the record's requirements."""
+    start = list(names)
     found: list[str] = []
-    records = applied_records(env)
-    frontier = [name]
+    frontier = list(start)
     while frontier:
         current = frontier.pop(0)
         for rec in records.values():
-            if current in rec.requires and rec.patch not in found and rec.patch != name:
+            if current in rec.requires and rec.patch not in found and rec.patch not in start:
                 found.append(rec.patch)
                 frontier.append(rec.patch)
-    return [n for n in found if n not in leaving]
+    return found
 
 
 def applied_records(env: PythonEnv) -> dict[str, PatchRecord]:
@@ -69,7 +76,7 @@ def requirements_met(
     A requirement that reads not applied but is a recorded entry renamed (`renamed`, the takeover
     rule: its code applied under the old name) is met, as the record the engine-start check reads says;
     the entry requiring it says so."""
-    from radpatch.state.decide import State, patch_state
+    from radpatch.state.decide import patch_state
 
     by_name = {s.patch.name: s for s in states}
     known = set(registry.names())
@@ -120,8 +127,11 @@ def requirements_met(
             needs[req] = recorded()[req].requires
         frontier.extend(needs[req])
 
+    def reads(name: str) -> State:  # what a requirement reads: one no registry given has is not applied
+        return state_of(name).state if name in by_name or name in known else State.NOT_APPLIED
+
     def drifted(name: str) -> bool:  # a requirement not met that reads drifted itself: the note says so
-        return (name in by_name or name in known) and state_of(name).state is State.DRIFTED
+        return reads(name) is State.DRIFTED
 
     notes = unmet_requirements(list(needs.items()), met, drifted)
     out = []
@@ -129,7 +139,7 @@ def requirements_met(
         name = s.patch.name
         if name in notes:
             s = replace(s, state=State.DRIFTED, reason=with_note(s.reason, notes[name]))
-        missing = [r for r in gained.get(name, ()) if not met(r)]
+        missing = {r: reads(r) for r in gained.get(name, ()) if not met(r)}
         if missing and s.state is State.APPLIED:
             s = replace(s, reason=with_note(s.reason, _gained_note(name, missing)))
         for req in dict.fromkeys([*needs.get(name, ()), *gained.get(name, ())]):
@@ -148,13 +158,22 @@ def _applied_with(s: PatchState) -> tuple[str, ...]:
     return s.record.requires
 
 
-def _gained_note(name: str, missing: list[str]) -> str:
+def _gained_note(name: str, missing: dict[str, State]) -> str:
     """What status says of an applied entry whose entry as written gained, since it was applied, a
-    requirement that is not applied (the record's requirements are met: both readers say applied)."""
-    return (
-        f"its entry now requires {', '.join(missing)}, which is not applied (a revision since it was "
-        f"applied): `radpatch apply {' '.join([*missing, name])}` applies it and re-applies {name}"
-    )
+    requirement that is not applied (the record's requirements are met: both readers say applied):
+    what each reads, as the requirement pass says it ("which reads drifted"), and the way on."""
+    said: dict[str, list[str]] = {}
+    for req, state in missing.items():
+        said.setdefault("is not applied" if state is State.NOT_APPLIED else f"reads {state.value}", []).append(req)
+    what = " and ".join(f"{', '.join(reqs)}, which {reading}" for reading, reqs in said.items())
+    other = [r for r, state in missing.items() if state is not State.NOT_APPLIED]
+    apply = f"`radpatch apply {' '.join([*missing, name])}`"
+    if not other:
+        way = f"{apply} applies {'it' if len(missing) == 1 else 'them'} and re-applies {name}"
+    else:
+        them = "it" if len(other) == 1 else "them"
+        way = f"`radpatch status {' '.join(other)}` says how to get {them} back, then {apply}"
+    return f"its entry now requires {what} (a revision since it was applied): {way}"
 
 
 def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Patch], judge: Judge) -> None:
@@ -185,8 +204,9 @@ def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Pa
                 f"{'it' if len(unseen) == 1 else 'them'} with it",
             )
         if applied:
-            raise RefusedError(
+            raise MustComeOff(
                 f"{p.name}: {', '.join(applied)} {'is' if len(applied) == 1 else 'are'} applied and "
                 f"require{'s' if len(applied) == 1 else ''} it (`requires:`)",
                 f"revert them with it: radpatch revert {' '.join([*applied, *(q.name for q in named)])}",
+                applied,
             )

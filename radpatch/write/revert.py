@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from radpatch.context import Context
-from radpatch.errors import RefusedError
+from radpatch.errors import MustComeOff, RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install import targets as installed
 from radpatch.install.environment import PythonEnv
@@ -19,7 +19,7 @@ from radpatch.registry.model import Patch
 from radpatch.state.decide import PatchState, State, decide, refused, reinstall_hint
 from radpatch.state.record import Store, sha256
 from radpatch.state.requirements import refuse_applied_dependents
-from radpatch.write import takeover
+from radpatch.write import lift, takeover
 from radpatch.write.commit import commit
 from radpatch.write.exclusive import Say, root_of
 
@@ -34,15 +34,39 @@ def revert(ctx: Context, named: list[Patch], say: Say, dry_run: bool = False) ->
     entry not named requires one of them (state.requirements.refuse_applied_dependents)."""
     try:
         refuse_applied_dependents(ctx.registry, ctx.env, named, judge)
-    except RefusedError:  # a named entry renamed, not yet taken over: its own refusal names the record's name,
-        for p in named:  # which is what to revert (the dependants' hint would name the new one: att46 #5)
+    except RefusedError as exc:  # a named entry renamed, not yet taken over: its own refusal names the record's
+        for p in named:  # name, which is what to revert (the dependants' hint would name the new one: att46 #5)
             _refuse_renamed(decide(installed.read(p, ctx.env), ctx.env, judge), ctx.registry.names())
+        if isinstance(exc, MustComeOff):
+            raise _whole(ctx, named, exc) from None
         raise
+    try:
+        return _ordered(ctx, named, say, dry_run)
+    except MustComeOff as exc:  # one lying above cannot go on again without them
+        raise _whole(ctx, named, exc) from None
+
+
+def _ordered(ctx: Context, named: list[Patch], say: Say, dry_run: bool) -> list[Change]:
     # undo in the reverse of the order they were applied in (dependents, then the order given,
     # reversed), so patches stacked on a file come off top first
     ordered = _in_order(named, ctx.registry.names(), ctx.registry.load)
     # `load`: patches stacked above go on again from their registry entries
     return _revert(ctx.env, list(reversed(ordered)), say, dry_run, ctx.registry.load, ctx.registry.names())
+
+
+def _whole(ctx: Context, named: list[Patch], first: MustComeOff) -> RefusedError:
+    """The refusal `first`, its hint naming every entry one revert must name (write.lift.whole)."""
+    from radpatch.state import unloaded
+
+    def trial(names: list[str]) -> None:
+        patches = unloaded.load_many(ctx.registry, ctx.env, tuple(names))
+        refuse_applied_dependents(ctx.registry, ctx.env, patches, judge)
+        _ordered(ctx, patches, lambda _: None, dry_run=True)
+
+    def seqs(names: list[str]) -> dict[str, int]:
+        return _seqs(ctx.env, unloaded.load_many(ctx.registry, ctx.env, tuple(names)))
+
+    return lift.whole([p.name for p in named], first, trial, seqs)
 
 
 def _refuse_renamed(ps: PatchState, loaded: Collection[str]) -> None:
@@ -94,7 +118,7 @@ def _revert(
     changes: list[Change] = []
     overlay: Overlay = {}
     named = {p.name for p in patches}
-    lifted = _lifted(env, patches, named, load)
+    lifted = lift.lifted(env, patches, named, load)
     named |= {ps.patch.name for ps in lifted}
     seq = _seqs(env, patches)
     # newest first across both: a lifted patch comes off only after the named ones stacked above it
@@ -126,7 +150,7 @@ def _revert(
                 ):  # the files decided: the record says nothing true
                     changes.append(run.change(ps, [], forget=True))
                 continue
-            partly = _partly_applied(ps)
+            partly = lift.partly_applied(ps)
             if ps.state is not State.APPLIED and partly is None:
                 raise refused(ps, "revert")
             if ps.record is not None:
@@ -154,7 +178,7 @@ def _revert(
             changes.append(run.change(ps, files))
         if lifted:  # one run that records the lifted ones again: the reverted ones come off (`off`) in it
             changes = [c if c.off else replace(c, off=True) for c in changes]
-            changes += [_put_back(ps, env, overlay, patches) for ps in reversed(lifted)]
+            changes += [lift.put_back(ps, env, overlay, patches) for ps in reversed(lifted)]
     run.one_root(changes)
     if dry_run or not changes:
         return changes
@@ -189,62 +213,6 @@ def _revert(
             )
             say(f"{c.patch.patch.name}: reverted; {'; '.join(said)}")
     return changes
-
-
-def _partly_applied(ps: PatchState) -> frozenset[str] | None:
-    """The files to take a recorded patch off where some of its files carry it and every other one
-    is as it was before it (a module it created deleted by hand, a file put back): reverting those
-    leaves every file as before the patch, which is all revert promises (att47 #6: refused, with
-    hints that went round). None where that is not the state (a file in neither state: refused)."""
-    if ps.state is not State.DRIFTED or ps.record is None or not ps.files:
-        return None
-    carried = frozenset(f.relpath for f in ps.files if f.state is State.APPLIED)
-    rest = [f for f in ps.files if f.relpath not in carried]
-    if not carried or not rest or any(f.state is not State.NOT_APPLIED for f in rest):
-        return None
-    return carried
-
-
-def _lifted(
-    env: PythonEnv, patches: list[Patch], named: set[str], load: Callable[[str], Patch] | None
-) -> list[PatchState]:
-    """The applied patches not named stacked above a named one on its files, newest first; [] when
-    one cannot be put on again as it is (no `load`, no entry, not applied as its entry says):
-    prove.undo then refuses the revert, naming them."""
-    from radpatch.errors import RadpatchError
-    from radpatch.state.restack import stacked_above
-
-    above: set[str] = set()
-    for patch in patches:
-        ps = decide(installed.read(patch, env), env, judge)
-        # one applied, or partly (a file put back by hand): what is stacked above it where it is still on
-        if (ps.state is State.APPLIED or _partly_applied(ps) is not None) and ps.record is not None:
-            above |= {n for rec in ps.record.files for n in stacked_above(ps, rec) if n not in named}
-    if not above or load is None:
-        return []
-    out = []
-    for name in above:
-        try:
-            ps = decide(installed.read(load(name), env), env, judge)
-        except RadpatchError:
-            return []
-        if ps.state is not State.APPLIED or ps.record is None or ps.declined is not None or ps.patch.from_record:
-            return []
-        out.append(ps)
-    return sorted(out, key=lambda ps: -ps.record.seq)  # type: ignore[union-attr]
-
-
-def _put_back(ps: PatchState, env: PythonEnv, overlay: Overlay, patches: list[Patch]) -> Change:
-    """A lifted patch on again; refused, naming it, when it does not apply without the ones reverted."""
-    try:
-        return run.put_on(ps, env, overlay)
-    except RefusedError as exc:
-        names = [p.name for p in patches]
-        raise RefusedError(
-            f"{', '.join(names)}: {ps.patch.name} is applied on top of it and does not apply without it "
-            f"({exc.message})",
-            f"revert them together: radpatch revert {' '.join([*names, ps.patch.name])}",
-        ) from None
 
 
 def _exact(ps: PatchState, f: plan.PlannedFile) -> bool:
