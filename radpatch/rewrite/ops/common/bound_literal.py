@@ -4,9 +4,11 @@ it): the dict of set_item, the set/list/tuple display of add_element and remove_
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 import libcst as cst
 
+from radpatch.rewrite.later_changes import later_changes
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of
 from radpatch.rewrite.name_bindings import binding_sites
 from radpatch.rewrite.scopes import find_scope
@@ -51,13 +53,18 @@ def bound_literal(
     kinds: tuple[type[cst.BaseExpression], ...],
     shape: str,
     op: str,
+    edit: tuple[str, str] | None = None,
 ) -> Path_:
     """The path to the literal (one of `kinds`) `name` is bound to, bound once in the scope. `shape`
-    says the literal as the messages name it (`{...}` (a dict literal)); `op` the operation."""
+    says the literal as the messages name it (`{...}` (a dict literal)); `op` the operation. With
+    `edit` (the key or element it edits, and change, add or remove), refused when a later statement
+    of the scope changes the literal so that the edit may not be what the module keeps
+    (rewrite.later_changes)."""
     scope = find_scope(module, scope_name, offset)
     where = "the module" if scope_name == "<module>" else scope_name
     hits = [(*b, block_body(b[-1])[i]) for b, i in statement_slots(scope) if binds(block_body(b[-1])[i], name)]
-    lines = _binding_lines(module, scope[-1], name, offset)
+    body, sites, show = _scope_sites(module, scope[-1], name, offset)
+    lines = [show(getattr(n, "lineno", 0)) for n in sites]
     if not lines:
         raise NotFound(f"{where} does not bind {name}")
     what = shape.split("(", 1)[-1].rstrip(")")
@@ -86,20 +93,52 @@ def bound_literal(
     )
     if not plain or not isinstance(value, kinds):
         raise wrong()
+    if edit is not None:
+        _refuse_later(body, sites[0], name, value, edit, op, show)
     return (*hits[0], small, value)
 
 
-def _binding_lines(module: cst.Module, scope: cst.CSTNode, name: str, offset: int) -> list[int | Shown]:
-    """The file's lines where the scope binds `name`, as rewrite.name_bindings counts bindings (in a
-    definition, worked out only when a refusal shows them: its line costs a position pass)."""
+_KINDS = {cst.Dict: "dict", cst.List: "list", cst.Set: "set", cst.Tuple: "tuple"}
+
+
+def _refuse_later(
+    body: list[ast.stmt],
+    bound: ast.AST,
+    name: str,
+    value: cst.BaseExpression,
+    edit: tuple[str, str],
+    op: str,
+    line: Callable[[int], int | Shown],
+) -> None:
+    part, mode = edit
+    later = later_changes(body, name, bound, _KINDS[type(value)], part, mode)
+    if later:
+        node = later[0]
+        text = ast.unparse(node)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        at = line(getattr(node, "lineno", 0))
+        raise MatchFailure(
+            f"line {at} (`{text}`) changes {name} after line {line(getattr(bound, 'lineno', 0))} binds it: "
+            f"the {op} of {part} may not be what the module keeps",
+            f"{op} edits a literal no later statement changes; change line {at} with a `replace` rewrite instead",
+        )
+
+
+def _scope_sites(
+    module: cst.Module, scope: cst.CSTNode, name: str, offset: int
+) -> tuple[list[ast.stmt], list[ast.AST], Callable[[int], int | Shown]]:
+    """The scope's body (`ast`), the nodes that bind `name` in it, as rewrite.name_bindings counts
+    bindings, and the file's line of a line of that body (in a definition, worked out only when a
+    refusal shows it: its line costs a position pass)."""
     if isinstance(scope, cst.Module):
-        return [getattr(n, "lineno", 0) + offset for n in binding_sites(ast.parse(scope.code).body, name, "module")]
+        body = ast.parse(scope.code).body
+        return body, binding_sites(body, name, "module"), lambda at: at + offset
     assert isinstance(scope, (cst.FunctionDef, cst.ClassDef))
     node = ast.parse(cst.Module([scope.with_changes(leading_lines=())]).code).body[0]
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     kind = "class" if isinstance(node, ast.ClassDef) else "function"
 
-    def line(at: int) -> Shown:
+    def line(at: int) -> int | Shown:
         return Shown(lambda: str(lines_of(module, [scope], offset)[0] - node.lineno + at))
 
-    return [line(getattr(n, "lineno", 0)) for n in binding_sites(node.body, name, kind)]
+    return node.body, binding_sites(node.body, name, kind), line
