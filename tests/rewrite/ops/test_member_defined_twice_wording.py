@@ -44,8 +44,13 @@ def module(member: str, above: str) -> str:
 
 
 def definitions(source: str) -> list[tuple[int, list[str]]]:
+    """Each definition of `x`: its decorator's line and the decorators, or its own line."""
     cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef))
-    return [(n.lineno, [ast.unparse(d) for d in getattr(n, "decorator_list", [])]) for n in cls.body]
+    out = []
+    for n in cls.body:
+        decorators = getattr(n, "decorator_list", [])
+        out.append((decorators[0].lineno if decorators else n.lineno, [ast.unparse(d) for d in decorators]))
+    return out
 
 
 CASES = sample(list(itertools.product(MEMBERS, ANCHORS, ABOVE)))

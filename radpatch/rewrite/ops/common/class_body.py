@@ -100,13 +100,16 @@ def _accessors(nodes: Sequence[ast.stmt]) -> bool:
 
 
 def _kinds(src: Source, top: int, nodes: Sequence[ast.stmt]) -> str:
-    """Each definition of one name, by its line and what it is: `@property`, `@x.setter`, def, class."""
+    """Each definition of one name, by its line and what it is: `@property`, `@x.setter` (the
+    decorator's line), def, class."""
     out = []
     for n in nodes:
-        decorators = [ast.unparse(d) for d in getattr(n, "decorator_list", [])]
-        accessor = [d for d in decorators if d.split(".")[-1] in ("property", "cached_property", "setter", "deleter")]
-        what = "class" if isinstance(n, ast.ClassDef) else f"@{accessor[0]}" if accessor else "def"
-        out.append(f"line {src.tops[top].start + n.lineno}: {what}")
+        said = [(ast.unparse(d), d.lineno) for d in getattr(n, "decorator_list", [])]
+        accessor = [d for d in said if d[0].split(".")[-1] in ("property", "cached_property", "setter", "deleter")]
+        what, line = ("class" if isinstance(n, ast.ClassDef) else "def", n.lineno)
+        if accessor and what == "def":
+            what, line = f"@{accessor[0][0]}", accessor[0][1]
+        out.append(f"line {src.tops[top].start + line}: {what}")
     return ", ".join(out)
 
 
