@@ -80,3 +80,40 @@ def test_every_order_of_reverts_leaves_no_directory_radpatch_made(
         assert r.code == 0, r.err
     assert tree(site.root) == pristine
     assert "ModuleNotFoundError" in run(site, "import toypkg.newpkg")
+
+
+HAND = sample(
+    list(
+        itertools.product([s for n in (1, 2, 3) for s in itertools.combinations(ENTRIES, n)], ("pa-pb-pc", "pc-pb-pa"))
+    )
+)
+
+
+@pytest.mark.parametrize(("by_hand", "order"), HAND, ids=[f"{'-'.join(h)}_deleted_then_{o}" for h, o in HAND])
+def test_created_modules_deleted_by_hand_leave_no_directory_after_the_reverts(
+    site: Site,
+    write_registry: Callable[..., Path],
+    radpatch: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    by_hand: tuple[str, ...],
+    order: str,
+) -> None:
+    """att51 #5's second case: a created file deleted by hand reads not applied ("nothing to
+    revert"), and its directories and bytecode stayed."""
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    site.install("toypkg", "1.0", {k: v.decode() for k, v in ORIGINAL.items()})
+    assert "ModuleNotFoundError" in run(site, "import toypkg, toypkg.core, toypkg.util, toypkg.newpkg")
+    pristine = tree(site.root)
+    registry = Path()
+    for name, module in ENTRIES.items():
+        leaf = module.rsplit(".", 1)[-1]
+        registry = write_registry(name, entry(module), {f"{leaf}.py": f"{leaf.upper()} = 1\n"})
+    assert radpatch("--registry", str(registry), "apply", *ENTRIES).code == 0
+    assert run(site, "import toypkg.newpkg.sub.a, toypkg.newpkg.sub.b, toypkg.newpkg.c") == ""
+    for name in by_hand:
+        (site.root / (ENTRIES[name].replace(".", "/") + ".py")).unlink()
+    for name in order.split("-"):
+        r = radpatch("--registry", str(registry), "revert", name)
+        assert r.code == 0, r.err
+    assert tree(site.root) == pristine
+    assert "ModuleNotFoundError" in run(site, "import toypkg.newpkg")
