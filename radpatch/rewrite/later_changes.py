@@ -1,5 +1,6 @@
 """What later statements of a scope do to the literal a name is bound to: the rule behind set_item's,
-add_element's and remove_element's refusal of an edit the module undoes before it is done running.
+add_element's and remove_element's refusal of an edit the module undoes before it is done running
+(and set_keyword's, on the call a name is bound to: `later_attributes`).
 
 rewrite.name_bindings says the name is bound once (a second binding, `CFG = {...}` again, `FLAGS +=
 [...]`, `del CFG`, is refused there, as set_constant refuses a constant bound twice); this module
@@ -68,6 +69,29 @@ def later_changes(body: list[ast.stmt], name: str, bound: ast.AST, kind: str, pa
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, name):
             if not _call_keeps(node, node.func.attr, kind, edited):
                 out.append(node)
+    return out
+
+
+def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str) -> list[ast.AST]:
+    """The nodes after `bound` that store or delete the attribute `attr` of the object `name` holds
+    (`T.daemon = False`, `del T.daemon`, `setattr(T, "daemon", ...)`, an attribute the text cannot
+    tell); an augmented one (`T.size += 1`) is computed from the value before, and kept."""
+    after = (getattr(bound, "end_lineno", 0) or 0, getattr(bound, "end_col_offset", 0) or 0)
+    aug: set[int] = set()
+    out: list[ast.AST] = []
+    for node in _own(body):
+        if isinstance(node, ast.AugAssign):
+            aug.add(id(node.target))
+        if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) < after:
+            continue
+        if isinstance(node, ast.Attribute) and _named(node.value, name) and not isinstance(node.ctx, ast.Load):
+            if node.attr == attr and id(node) not in aug:
+                out.append(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            if node.args and _named(node.args[0], name):
+                said = node.args[1] if len(node.args) > 1 else None
+                if said is None or _same(said, ast.Constant(attr)) is not False:
+                    out.append(node)
     return out
 
 

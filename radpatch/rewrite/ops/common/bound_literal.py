@@ -1,5 +1,7 @@
 """The literal a name is bound to in a scope, bound there once (rewrite.name_bindings says what binds
-it): the dict of set_item, the set/list/tuple display of add_element and remove_element."""
+it): the dict of set_item, the set/list/tuple display of add_element and remove_element; refused
+when a later statement of the scope may undo the edit (rewrite.later_changes), as set_keyword's
+change of the call a name is bound to is (`refuse_later_keyword`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from radpatch.rewrite.later_changes import later_changes
+from radpatch.rewrite.later_changes import later_attributes, later_changes
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of
 from radpatch.rewrite.name_bindings import binding_sites
 from radpatch.rewrite.scopes import find_scope
@@ -111,7 +113,37 @@ def _refuse_later(
     line: Callable[[int], int | Shown],
 ) -> None:
     part, mode = edit
-    later = later_changes(body, name, bound, _KINDS[type(value)], part, mode)
+    _refuse(later_changes(body, name, bound, _KINDS[type(value)], part, mode), bound, name, part, op, line)
+
+
+def refuse_later_keyword(module: cst.Module, scope_name: str, offset: int, path: Path_, keyword: str) -> None:
+    """set_keyword changing `keyword=` of the call a name is bound to (`T = Thread(daemon=True)`,
+    `CFG = dict(timeout=1)`), bound once in the scope: refused when a later statement changes what
+    the keyword gave (`T.daemon = False`, `setattr(T, ...)`; a `dict(...)`'s key as set_item's)."""
+    at = next((k for k in range(len(path) - 1, -1, -1) if isinstance(path[k], cst.Assign)), None)
+    if at is None or len(path) < 3:
+        return
+    assign = path[at]
+    assert isinstance(assign, cst.Assign)
+    target = assign.targets[0].target
+    if len(assign.targets) != 1 or not isinstance(target, cst.Name) or assign.value is not path[-3]:
+        return
+    call = path[-3]
+    assert isinstance(call, cst.Call)
+    scope = find_scope(module, scope_name, offset)
+    body, sites, show = _scope_sites(module, scope[-1], target.value, offset)
+    if len(sites) != 1:
+        return
+    if isinstance(call.func, cst.Name) and call.func.value == "dict":
+        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), "change")
+    else:
+        later = later_attributes(body, target.value, sites[0], keyword)
+    _refuse(later, sites[0], target.value, f"{keyword}=", "set_keyword", show)
+
+
+def _refuse(
+    later: list[ast.AST], bound: ast.AST, name: str, part: str, op: str, line: Callable[[int], int | Shown]
+) -> None:
     if later:
         node = later[0]
         text = ast.unparse(node)
@@ -120,7 +152,8 @@ def _refuse_later(
         raise MatchFailure(
             f"line {at} (`{text}`) changes {name} after line {line(getattr(bound, 'lineno', 0))} binds it: "
             f"the {op} of {part} may not be what the module keeps",
-            f"{op} edits a literal no later statement changes; change line {at} with a `replace` rewrite instead",
+            f"{op} proves an edit no later statement of its scope undoes; change line {at} with a `replace` "
+            "rewrite instead",
         )
 
 
