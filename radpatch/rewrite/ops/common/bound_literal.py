@@ -6,10 +6,12 @@ change of the call a name is bound to is (`refuse_later_keyword`)."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 
 import libcst as cst
 
+from radpatch.registry.code import expression_text
 from radpatch.rewrite.later_changes import later_attributes, later_changes
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of
 from radpatch.rewrite.name_bindings import binding_sites
@@ -139,6 +141,41 @@ def refuse_later_keyword(module: cst.Module, scope_name: str, offset: int, path:
     else:
         later = later_attributes(body, target.value, sites[0], keyword)
     _refuse(later, sites[0], target.value, f"{keyword}=", "set_keyword", show)
+
+
+def refuse_later_display(text: str, name: str, old: str, new: str, line: int) -> None:
+    """set_constant changing a module-level dict, list or set display (`LIMITS = {"a": 1}` to `{"a":
+    2}`): refused when a later statement changes, in place, a key or element the change is about."""
+    if not re.search(rf"\b{re.escape(name)}\s*[\[.]|\b(?:set|del)attr\b", text):
+        return  # nothing uses the name as a collection: no parse
+    was, now = (ast.parse(expression_text(x), mode="eval").body for x in (old, new))
+    parts = _changed_parts(was, now)
+    if parts is None:
+        return
+    body = ast.parse(text).body
+    bound = next(n for n in body if getattr(n, "lineno", 0) <= line <= (getattr(n, "end_lineno", 0) or 0))
+    kind = "dict" if isinstance(now, ast.Dict) else "list" if isinstance(now, ast.List) else "set"
+    for part, mode in parts:
+        _refuse(later_changes(body, name, bound, kind, part, mode), bound, name, part, "set_constant", lambda at: at)
+
+
+def _changed_parts(was: ast.expr, now: ast.expr) -> list[tuple[str, str]] | None:
+    """The keys (a dict's) or elements (a list's, a set's) the change adds, takes away or gives
+    another value, as (text, mode); None when the two values are not displays of one kind."""
+    if isinstance(was, ast.Dict) and isinstance(now, ast.Dict):
+        if None in was.keys or None in now.keys:
+            return None
+        before = {ast.dump(k): (k, ast.dump(v)) for k, v in zip(was.keys, was.values) if k is not None}
+        after = {ast.dump(k): (k, ast.dump(v)) for k, v in zip(now.keys, now.values) if k is not None}
+        out = [(ast.unparse(after[k][0]), "add" if k not in before else "change") for k in after]
+        out = [p for p, k in zip(out, after) if k not in before or before[k][1] != after[k][1]]
+        return out + [(ast.unparse(before[k][0]), "remove") for k in before if k not in after]
+    if type(was) is type(now) and isinstance(now, (ast.List, ast.Set)):
+        assert isinstance(was, (ast.List, ast.Set))
+        before_e, after_e = [ast.dump(e) for e in was.elts], [ast.dump(e) for e in now.elts]
+        added = [(ast.unparse(e), "add") for e, d in zip(now.elts, after_e) if d not in before_e]
+        return added + [(ast.unparse(e), "remove") for e, d in zip(was.elts, before_e) if d not in after_e]
+    return None
 
 
 def _refuse(
