@@ -24,12 +24,13 @@ from radpatch.gcpause import pausing
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.line_map import Edit, follow, line_map
 from radpatch.rewrite.matching import MatchFailure, unexplained
-from radpatch.rewrite.source import Source, declared, decode
+from radpatch.rewrite.source import Source, declared, decode, refuse_lone_cr
 
 
 def _decode(source: bytes, filename: str) -> tuple[Source, str]:
     try:
         text, encoding = decode(source)
+        refuse_lone_cr(text, filename)
         return Source.parse(text), encoding
     except Undecodable as exc:
         raise RefusedError(f"{filename} cannot be decoded as Python source: {exc}")

@@ -16,7 +16,7 @@ import textwrap
 import tokenize
 from dataclasses import dataclass, replace
 
-from radpatch.errors import Undecodable
+from radpatch.errors import RefusedError, Undecodable
 from radpatch.rewrite.top_bindings import DEFS, bindings, bound_names
 
 _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")  # PEP 263
@@ -35,6 +35,19 @@ def decode(data: bytes) -> tuple[str, str]:
     if text.encode(encoding) != data:
         raise Undecodable(f"does not round-trip through {encoding}")
     return text, encoding
+
+
+def refuse_lone_cr(text: str, filename: str) -> None:
+    """A line ended by a lone carriage return (`\\r`, old Mac OS): Python reads it as a line end, the
+    rewrites' line handling does not; refused, naming the line, rather than patched wrong."""
+    bare = re.search(r"\r(?!\n)", text)
+    if bare:
+        line = len(re.split(r"\r\n|\r|\n", text[: bare.start()]))
+        raise RefusedError(
+            f"{filename} ends line {line} with a lone carriage return (\\r, old Mac OS line endings): "
+            "radpatch does not support that line ending",
+            "convert the file's line endings to \\n or \\r\\n (Python reads them alike), then apply",
+        )
 
 
 def declared(text: str) -> str:

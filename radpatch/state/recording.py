@@ -51,7 +51,7 @@ def record(
         relpath = str(f.path.relative_to(dist.root))
         chain = [Link(r.patch, lf) for r in sorted(records.values(), key=lambda r: r.seq) for lf in r.files]
         start = base([ln for ln in chain if ln.file.path == relpath], f.original)
-        dirs = tuple(str(d.relative_to(dist.root)) for d in f.made_dirs) if f.original is None else ()
+        dirs = _made_dirs(f, relpath, dist.root, records) if f.original is None else ()
         before = None if f.original is None else sha256(f.original)
         out.append(
             FileRecord(
@@ -81,6 +81,15 @@ def record(
         touched.of(ps.patch, dist.version),
         ps.patch.upstream,
     )
+
+
+def _made_dirs(f: Wrote, relpath: str, root: Path, records: dict[str, PatchRecord]) -> tuple[str, ...]:
+    """The directories radpatch made that a created file lives in: those made for it, and those made
+    for another entry's created module it shares (`toy/new/sub/b.py` created in the `toy/new/sub/`
+    an entry made for its `a.py`), so that whichever entry is reverted last removes them."""
+    own = {str(d.relative_to(root)) for d in f.made_dirs}
+    shared = {d for r in records.values() for lf in r.files for d in lf.made_dirs if relpath.startswith(d + "/")}
+    return tuple(sorted(own | shared, key=lambda d: (d.count("/"), d)))
 
 
 def _theirs(theirs: dict[str, str], before: str | None, after: str) -> tuple[str, ...]:

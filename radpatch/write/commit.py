@@ -14,9 +14,10 @@ from radpatch.files import (
     atomic_write,
     create_new,
     missing_dirs,
+    remove_empty,
     remove_module,
 )
-from radpatch.files.bytecode import refresh_bytecode
+from radpatch.files.bytecode import drop_bytecode, refresh_bytecode
 from radpatch.install import wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.run import Change
@@ -117,6 +118,22 @@ def _write_group(
             )
         raise
     store.end()
+    _tidy_forgotten(group)
+
+
+def _tidy_forgotten(group: list[Change]) -> None:
+    """A record dropped because its files are as before it (a created module deleted by hand): what
+    radpatch made for a created module that is gone goes too, its bytecode and each directory made
+    for it that is empty then."""
+    for c in group:
+        rec, root = c.patch.record, c.patch.root
+        if not c.forget or rec is None or root is None:
+            continue
+        for f in rec.files:
+            path = root / f.path
+            if f.created and not path.exists():
+                drop_bytecode(path)
+                remove_empty(tuple(root / d for d in f.made_dirs))
 
 
 def _roll_back(

@@ -158,7 +158,8 @@ class SetElement(Operation):
 def _edit(module: cst.Module, op: SetElement, offset: int, undo: bool) -> cst.CSTNode:
     key = "remove_element" if op.remove else "add_element"
     if op.name is not None:
-        path = bound_literal(module, op.scope, op.name, offset, DISPLAYS, _SHAPE, key)
+        edit = None if undo else (op.element, "remove" if op.remove else "add")
+        path = bound_literal(module, op.scope, op.name, offset, DISPLAYS, _SHAPE, key, edit)
     else:
         path = call_display(module, op, offset, DISPLAYS, _SHAPE, key)
     d = path[-1]

@@ -156,12 +156,14 @@ class SetItem(Operation):
         return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=True))
 
 
-def _literal(module: cst.Module, op: SetItem, offset: int) -> Path_:
+def _literal(module: cst.Module, op: SetItem, offset: int, undo: bool) -> Path_:
     """The path to the dict literal `name` is bound to, bound once in the scope (at any depth of its
-    blocks), or passed to the call `call:` names."""
+    blocks) and, to apply, not changed later (rewrite.later_changes), or passed to the call `call:` names."""
     if op.name is None:
         return call_display(module, op, offset, (cst.Dict,), "{...}` (a dict literal)", "set_item")
-    return bound_literal(module, op.scope, op.name, offset, (cst.Dict,), "{...}` (a dict literal)", "set_item")
+    mode = "add" if op.from_ is None else "remove" if op.value is None else "change"
+    edit = None if undo else (op.key, mode)
+    return bound_literal(module, op.scope, op.name, offset, (cst.Dict,), "{...}` (a dict literal)", "set_item", edit)
 
 
 def _shown(module: cst.Module, e: cst.BaseDictElement) -> str:
@@ -170,7 +172,7 @@ def _shown(module: cst.Module, e: cst.BaseDictElement) -> str:
 
 
 def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNode:
-    path = _literal(module, op, offset)
+    path = _literal(module, op, offset, undo)
     d = path[-1]
     assert isinstance(d, cst.Dict)
     at = shown_line(module, path[-3], offset)

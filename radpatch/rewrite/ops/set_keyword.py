@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from radpatch.rewrite.matching import replace_on_path
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.bound_literal import refuse_later_keyword
     from radpatch.rewrite.ops.common.keyword_callee import Own, module_callees
     from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
     from radpatch.rewrite.ops.common.keyword_headers import or_in_headers
@@ -251,6 +252,8 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, 
                 offset,
             ),
         )
+    if not undo and op.header is None:
+        refuse_later_keyword(module, op.scope, offset, hit, op.keyword)
     value = hit[-1]
     assert isinstance(value, cst.BaseExpression)
     merged = merge(

@@ -1,12 +1,18 @@
 """The literal a name is bound to in a scope, bound there once (rewrite.name_bindings says what binds
-it): the dict of set_item, the set/list/tuple display of add_element and remove_element."""
+it): the dict of set_item, the set/list/tuple display of add_element and remove_element; refused
+when a later statement of the scope may undo the edit (rewrite.later_changes), as set_keyword's
+change of the call a name is bound to is (`refuse_later_keyword`)."""
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 
 import libcst as cst
 
+from radpatch.registry.code import expression_text
+from radpatch.rewrite.later_changes import later_attributes, later_changes
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of
 from radpatch.rewrite.name_bindings import binding_sites
 from radpatch.rewrite.scopes import find_scope
@@ -51,13 +57,18 @@ def bound_literal(
     kinds: tuple[type[cst.BaseExpression], ...],
     shape: str,
     op: str,
+    edit: tuple[str, str] | None = None,
 ) -> Path_:
     """The path to the literal (one of `kinds`) `name` is bound to, bound once in the scope. `shape`
-    says the literal as the messages name it (`{...}` (a dict literal)); `op` the operation."""
+    says the literal as the messages name it (`{...}` (a dict literal)); `op` the operation. With
+    `edit` (the key or element it edits, and change, add or remove), refused when a later statement
+    of the scope changes the literal so that the edit may not be what the module keeps
+    (rewrite.later_changes)."""
     scope = find_scope(module, scope_name, offset)
     where = "the module" if scope_name == "<module>" else scope_name
     hits = [(*b, block_body(b[-1])[i]) for b, i in statement_slots(scope) if binds(block_body(b[-1])[i], name)]
-    lines = _binding_lines(module, scope[-1], name, offset)
+    body, sites, show = _scope_sites(module, scope[-1], name, offset)
+    lines = [show(getattr(n, "lineno", 0)) for n in sites]
     if not lines:
         raise NotFound(f"{where} does not bind {name}")
     what = shape.split("(", 1)[-1].rstrip(")")
@@ -86,20 +97,118 @@ def bound_literal(
     )
     if not plain or not isinstance(value, kinds):
         raise wrong()
+    if edit is not None:
+        _refuse_later(body, sites[0], name, value, edit, op, show)
     return (*hits[0], small, value)
 
 
-def _binding_lines(module: cst.Module, scope: cst.CSTNode, name: str, offset: int) -> list[int | Shown]:
-    """The file's lines where the scope binds `name`, as rewrite.name_bindings counts bindings (in a
-    definition, worked out only when a refusal shows them: its line costs a position pass)."""
+_KINDS = {cst.Dict: "dict", cst.List: "list", cst.Set: "set", cst.Tuple: "tuple"}
+
+
+def _refuse_later(
+    body: list[ast.stmt],
+    bound: ast.AST,
+    name: str,
+    value: cst.BaseExpression,
+    edit: tuple[str, str],
+    op: str,
+    line: Callable[[int], int | Shown],
+) -> None:
+    part, mode = edit
+    _refuse(later_changes(body, name, bound, _KINDS[type(value)], part, mode), bound, name, part, op, line)
+
+
+def refuse_later_keyword(module: cst.Module, scope_name: str, offset: int, path: Path_, keyword: str) -> None:
+    """set_keyword changing `keyword=` of the call a name is bound to (`T = Thread(daemon=True)`,
+    `CFG = dict(timeout=1)`), bound once in the scope: refused when a later statement changes what
+    the keyword gave (`T.daemon = False`, `setattr(T, ...)`; a `dict(...)`'s key as set_item's)."""
+    at = next((k for k in range(len(path) - 1, -1, -1) if isinstance(path[k], cst.Assign)), None)
+    if at is None or len(path) < 3:
+        return
+    assign = path[at]
+    assert isinstance(assign, cst.Assign)
+    target = assign.targets[0].target
+    if len(assign.targets) != 1 or not isinstance(target, cst.Name) or assign.value is not path[-3]:
+        return
+    call = path[-3]
+    assert isinstance(call, cst.Call)
+    scope = find_scope(module, scope_name, offset)
+    body, sites, show = _scope_sites(module, scope[-1], target.value, offset)
+    if len(sites) != 1:
+        return
+    if isinstance(call.func, cst.Name) and call.func.value == "dict":
+        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), "change")
+    else:
+        later = later_attributes(body, target.value, sites[0], keyword)
+    _refuse(later, sites[0], target.value, f"{keyword}=", "set_keyword", show)
+
+
+def refuse_later_display(text: str, name: str, old: str, new: str, line: int) -> None:
+    """set_constant changing a module-level dict, list or set display (`LIMITS = {"a": 1}` to `{"a":
+    2}`): refused when a later statement changes, in place, a key or element the change is about."""
+    if not re.search(rf"\b{re.escape(name)}\s*[\[.]|\b(?:set|del)attr\b", text):
+        return  # nothing uses the name as a collection: no parse
+    was, now = (ast.parse(expression_text(x), mode="eval").body for x in (old, new))
+    parts = _changed_parts(was, now)
+    if parts is None:
+        return
+    body = ast.parse(text).body
+    bound = next(n for n in body if getattr(n, "lineno", 0) <= line <= (getattr(n, "end_lineno", 0) or 0))
+    kind = "dict" if isinstance(now, ast.Dict) else "list" if isinstance(now, ast.List) else "set"
+    for part, mode in parts:
+        _refuse(later_changes(body, name, bound, kind, part, mode), bound, name, part, "set_constant", lambda at: at)
+
+
+def _changed_parts(was: ast.expr, now: ast.expr) -> list[tuple[str, str]] | None:
+    """The keys (a dict's) or elements (a list's, a set's) the change adds, takes away or gives
+    another value, as (text, mode); None when the two values are not displays of one kind."""
+    if isinstance(was, ast.Dict) and isinstance(now, ast.Dict):
+        if None in was.keys or None in now.keys:
+            return None
+        before = {ast.dump(k): (k, ast.dump(v)) for k, v in zip(was.keys, was.values) if k is not None}
+        after = {ast.dump(k): (k, ast.dump(v)) for k, v in zip(now.keys, now.values) if k is not None}
+        out = [(ast.unparse(after[k][0]), "add" if k not in before else "change") for k in after]
+        out = [p for p, k in zip(out, after) if k not in before or before[k][1] != after[k][1]]
+        return out + [(ast.unparse(before[k][0]), "remove") for k in before if k not in after]
+    if type(was) is type(now) and isinstance(now, (ast.List, ast.Set)):
+        assert isinstance(was, (ast.List, ast.Set))
+        before_e, after_e = [ast.dump(e) for e in was.elts], [ast.dump(e) for e in now.elts]
+        added = [(ast.unparse(e), "add") for e, d in zip(now.elts, after_e) if d not in before_e]
+        return added + [(ast.unparse(e), "remove") for e, d in zip(was.elts, before_e) if d not in after_e]
+    return None
+
+
+def _refuse(
+    later: list[ast.AST], bound: ast.AST, name: str, part: str, op: str, line: Callable[[int], int | Shown]
+) -> None:
+    if later:
+        node = later[0]
+        text = ast.unparse(node)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        at = line(getattr(node, "lineno", 0))
+        raise MatchFailure(
+            f"line {at} (`{text}`) changes {name} after line {line(getattr(bound, 'lineno', 0))} binds it: "
+            f"the {op} of {part} may not be what the module keeps",
+            f"{op} proves an edit no later statement of its scope undoes; change line {at} with a `replace` "
+            "rewrite instead",
+        )
+
+
+def _scope_sites(
+    module: cst.Module, scope: cst.CSTNode, name: str, offset: int
+) -> tuple[list[ast.stmt], list[ast.AST], Callable[[int], int | Shown]]:
+    """The scope's body (`ast`), the nodes that bind `name` in it, as rewrite.name_bindings counts
+    bindings, and the file's line of a line of that body (in a definition, worked out only when a
+    refusal shows it: its line costs a position pass)."""
     if isinstance(scope, cst.Module):
-        return [getattr(n, "lineno", 0) + offset for n in binding_sites(ast.parse(scope.code).body, name, "module")]
+        body = ast.parse(scope.code).body
+        return body, binding_sites(body, name, "module"), lambda at: at + offset
     assert isinstance(scope, (cst.FunctionDef, cst.ClassDef))
     node = ast.parse(cst.Module([scope.with_changes(leading_lines=())]).code).body[0]
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     kind = "class" if isinstance(node, ast.ClassDef) else "function"
 
-    def line(at: int) -> Shown:
+    def line(at: int) -> int | Shown:
         return Shown(lambda: str(lines_of(module, [scope], offset)[0] - node.lineno + at))
 
-    return [line(getattr(n, "lineno", 0)) for n in binding_sites(node.body, name, kind)]
+    return node.body, binding_sites(node.body, name, kind), line

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -54,9 +55,21 @@ def _find_class(src: Source, qualname: str) -> _Class:
         if len(inner) == 1 and not isinstance(inner[0], ast.ClassDef):
             node = inner[0]
             break
-        if len(inner) != 1:
+        if len(inner) > 1:
+            outer = ".".join(parts[:k])
+            if _accessors(inner):
+                raise MatchFailure(
+                    f"{outer!r} defines {part!r} as a property ({_kinds(src, at, inner)}), not a class",
+                    f"a property's accessors are methods, all named `{outer}.{part}`: anchor on another method of "
+                    f"{outer!r} with `before:`/`after:`, or use `into: {outer}`",
+                )
+            raise Ambiguous(
+                f"{outer!r} defines {part!r} {len(inner)} times ({_kinds(src, at, inner)}), not one class",
+                "name a class nested directly in it, defined once (`Outer.Inner`)",
+            )
+        if not inner:
             raise NotFound(
-                f"{'.'.join(parts[:k])!r} defines {'no' if not inner else len(inner)} class {part!r}",
+                f"{'.'.join(parts[:k])!r} defines no class {part!r}",
                 "name a class nested directly in it (`Outer.Inner`)",
             )
         node = inner[0]
@@ -76,7 +89,31 @@ def _find_class(src: Source, qualname: str) -> _Class:
     return _Class(hits[0], node, line[: len(line) - len(line.lstrip(" \t"))])
 
 
-def _member(c: _Class, qualname: str, name: str) -> int:
+def _accessors(nodes: Sequence[ast.stmt]) -> bool:
+    """The definitions are one property's: the first `@property` (or a cached one), the others its
+    `@name.setter`, `.getter`, `.deleter`."""
+    decorators = [[ast.unparse(d) for d in getattr(n, "decorator_list", [])] for n in nodes]
+    name = getattr(nodes[0], "name", "")
+    first = any(d.split(".")[-1] in ("property", "cached_property") for d in decorators[0])
+    rest = all(any(d in (f"{name}.setter", f"{name}.getter", f"{name}.deleter") for d in ds) for ds in decorators[1:])
+    return first and rest
+
+
+def _kinds(src: Source, top: int, nodes: Sequence[ast.stmt]) -> str:
+    """Each definition of one name, by its line and what it is: `@property`, `@x.setter` (the
+    decorator's line), def, class."""
+    out = []
+    for n in nodes:
+        said = [(ast.unparse(d), d.lineno) for d in getattr(n, "decorator_list", [])]
+        accessor = [d for d in said if d[0].split(".")[-1] in ("property", "cached_property", "setter", "deleter")]
+        what, line = ("class" if isinstance(n, ast.ClassDef) else "def", n.lineno)
+        if accessor and what == "def":
+            what, line = f"@{accessor[0][0]}", accessor[0][1]
+        out.append(f"line {src.tops[top].start + line}: {what}")
+    return ", ".join(out)
+
+
+def _member(src: Source, c: _Class, qualname: str, name: str) -> int:
     """Index into the class body of its def or class `name`."""
     defs = [
         (k, n.name)
@@ -87,8 +124,16 @@ def _member(c: _Class, qualname: str, name: str) -> int:
     if len(named) == 1:
         return named[0]
     if named:
+        nodes = [c.node.body[k] for k in named]
+        kinds = _kinds(src, c.top, nodes)
+        if _accessors(nodes):
+            raise Ambiguous(
+                f"class {qualname!r} defines the property {name!r} in {len(named)} definitions ({kinds}), "
+                "all of them make the one property",
+                "anchor on another method of the class, or use `into:` (the end of the class)",
+            )
         raise Ambiguous(
-            f"class {qualname!r} defines {name!r} {len(named)} times; the later one is the one that runs",
+            f"class {qualname!r} defines {name!r} {len(named)} times ({kinds}); the class keeps the last one",
             "anchor on another method of the class, or use `into:` (the end of the class)",
         )
     names = [n for _, n in defs]
@@ -107,7 +152,7 @@ def _class_scope(src: Source, op: InsertDefinitions) -> tuple[_Class, str, int |
         return _find_class(src, op.anchor), op.anchor, None
     qualname, name = op.anchor.rsplit(".", 1)
     c = _find_class(src, qualname)
-    return c, qualname, _member(c, qualname, name)
+    return c, qualname, _member(src, c, qualname, name)
 
 
 def _indented(text: str, indent: str, nl: str) -> str:

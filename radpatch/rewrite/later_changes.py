@@ -1,0 +1,158 @@
+"""What later statements of a scope do to the literal a name is bound to: the rule behind set_item's,
+add_element's and remove_element's refusal of an edit the module undoes before it is done running
+(and set_keyword's, on the call a name is bound to: `later_attributes`).
+
+rewrite.name_bindings says the name is bound once (a second binding, `CFG = {...}` again, `FLAGS +=
+[...]`, `del CFG`, is refused there, as set_constant refuses a constant bound twice); this module
+reads the statements after that binding, in the scope's own code (its blocks and comprehensions,
+not the bodies of functions or classes it defines), that change the literal in place through the
+name: a subscript stored, augmented or deleted (`CFG["k"] = 2`, `FLAGS[:] = [...]`, `del CFG["k"]`)
+and a method that changes it (`CFG.update(...)`, `CFG.pop(k)`, `FLAGS.remove(x)`, `S.add(x)`). Each
+is kept when it provably leaves the edit in place (another literal key or element, a method that
+only reads, `append`, `sort`), else named: it overwrites or takes away the edited entry or
+element, or may. Not read: the literal changed through another name (`ALIAS = CFG`), or by a
+function it is passed to, or one that runs later.
+
+Standard library only (`ast`)."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+from collections.abc import Iterator
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+# methods that leave the edited entry or element where it is, per literal kind
+_KEEP = {
+    "dict": {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__", "__iter__"},
+    "list": {"index", "count", "copy", "append", "extend", "insert", "sort", "reverse", "__len__", "__iter__"},
+    "set": {
+        "copy",
+        "union",
+        "intersection",
+        "difference",
+        "symmetric_difference",
+        "issubset",
+        "issuperset",
+        "isdisjoint",
+        "__contains__",
+        "__len__",
+        "__iter__",
+    },
+    "tuple": {"index", "count", "__contains__", "__getitem__", "__len__", "__iter__"},
+}
+# methods whose first argument is the one key or element they change
+_ONE = {"dict": {"pop", "setdefault", "__setitem__", "__delitem__"}, "set": {"add", "discard", "remove"}}
+_ONE["list"] = {"remove"}
+# methods whose arguments are collections of keys (a dict's, with keywords) or elements they change
+_MANY = {"dict": {"update"}, "set": {"update", "difference_update", "symmetric_difference_update"}}
+
+
+def later_changes(body: list[ast.stmt], name: str, bound: ast.AST, kind: str, part: str, mode: str) -> list[ast.AST]:
+    """The nodes (a subscript, a method call) after `bound` in the scope's `body` that change the
+    `kind` literal (dict, list, set, tuple) `name` holds so that the edit of `part` (a key or an
+    element, as expression text) may not be what the module keeps. `mode`: change (a dict entry's
+    value), add or remove."""
+    after = (getattr(bound, "end_lineno", 0) or 0, getattr(bound, "end_col_offset", 0) or 0)
+    edited = ast.parse(part.strip(), mode="eval").body
+    aug: set[int] = set()
+    out: list[ast.AST] = []
+    for node in _own(body):
+        if isinstance(node, ast.AugAssign):
+            aug.add(id(node.target))
+        if (node_start := (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))) < after or not node_start[0]:
+            continue
+        if isinstance(node, ast.Subscript) and _named(node.value, name) and not isinstance(node.ctx, ast.Load):
+            if not _subscript_keeps(node, kind, edited, mode, id(node) in aug):
+                out.append(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, name):
+            if not _call_keeps(node, node.func.attr, kind, edited):
+                out.append(node)
+    return out
+
+
+def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str) -> list[ast.AST]:
+    """The nodes after `bound` that store or delete the attribute `attr` of the object `name` holds
+    (`T.daemon = False`, `del T.daemon`, `setattr(T, "daemon", ...)`, an attribute the text cannot
+    tell); an augmented one (`T.size += 1`) is computed from the value before, and kept."""
+    after = (getattr(bound, "end_lineno", 0) or 0, getattr(bound, "end_col_offset", 0) or 0)
+    aug: set[int] = set()
+    out: list[ast.AST] = []
+    for node in _own(body):
+        if isinstance(node, ast.AugAssign):
+            aug.add(id(node.target))
+        if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) < after:
+            continue
+        if isinstance(node, ast.Attribute) and _named(node.value, name) and not isinstance(node.ctx, ast.Load):
+            if node.attr == attr and id(node) not in aug:
+                out.append(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            if node.args and _named(node.args[0], name):
+                said = node.args[1] if len(node.args) > 1 else None
+                if said is None or _same(said, ast.Constant(attr)) is not False:
+                    out.append(node)
+    return out
+
+
+def _own(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of the scope's own code, in source order (not inside functions, classes, lambdas)."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _DEFS):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _named(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _same(a: ast.AST, b: ast.AST) -> bool | None:
+    """Whether two keys or elements are equal: True, False, or None when the text cannot say."""
+    if ast.dump(a) == ast.dump(b):
+        return True
+    with contextlib.suppress(ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return bool(ast.literal_eval(a) == ast.literal_eval(b))
+    return None
+
+
+def _subscript_keeps(node: ast.Subscript, kind: str, edited: ast.AST, mode: str, augmented: bool) -> bool:
+    if kind != "dict":
+        return False  # a list's positions move with an element added or taken away; a tuple has none
+    same = _same(node.slice, edited)
+    if augmented and mode == "change":
+        return True  # `CFG[k] += 1`: computed from the value the edit gave, whatever k is
+    return same is False
+
+
+def _call_keeps(call: ast.Call, method: str, kind: str, edited: ast.AST) -> bool:
+    if method in _KEEP[kind]:
+        return True
+    if method in _ONE.get(kind, ()):
+        return bool(call.args) and not isinstance(call.args[0], ast.Starred) and _same(call.args[0], edited) is False
+    if method in _MANY.get(kind, ()):
+        parts = _parts(call, kind)
+        return parts is not None and all(_same(p, edited) is False for p in parts)
+    return False
+
+
+def _parts(call: ast.Call, kind: str) -> list[ast.AST] | None:
+    """The keys (a dict's update) or elements (a set's) the call's arguments hold, written out;
+    None when an argument is not a display the text lists."""
+    out: list[ast.AST] = []
+    for arg in call.args:
+        if kind == "dict" and isinstance(arg, ast.Dict) and all(k is not None for k in arg.keys):
+            out.extend(k for k in arg.keys if k is not None)
+        elif kind == "set" and isinstance(arg, (ast.Set, ast.List, ast.Tuple)):
+            if any(isinstance(e, ast.Starred) for e in arg.elts):
+                return None
+            out.extend(arg.elts)
+        else:
+            return None
+    for kw in call.keywords:
+        if kind != "dict" or kw.arg is None:
+            return None
+        out.append(ast.Constant(kw.arg))
+    return out

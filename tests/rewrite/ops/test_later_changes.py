@@ -1,0 +1,220 @@
+"""An edit of a literal that a later statement of its scope undoes (att51 #4): `CFG = {"timeout": 1}`
+then `CFG["timeout"] = 2`, set_item timeout 1 -> 10 was applied and `status --check` passed, but the
+module still ended with 2; `FLAGS[:] = ["a"]` after the list, add_element "c", likewise.
+
+Generated: the literal and the edit (a dict entry changed, added or taken away; a list or set
+element added, after another, or taken away) x the later statement (a subscript stored, augmented
+or deleted, with the same key, another one or one the text cannot tell; a method that changes the
+literal, with the same key or element, another one, or that only reads it; under an `if`) x the
+scope (the module, a class body); and seeded pairs of later statements. The oracle imports the
+original and the patched module in a subprocess and compares the value the name ends with: the
+rewrite is refused exactly where the two are equal (or the patched module fails to import); it
+may refuse where they differ only when a later statement is one radpatch reads conservatively
+(`MAY`: a key it cannot tell, a list's positions, setdefault), and applies otherwise."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from radpatch.errors import RefusedError
+from radpatch.prove import plan
+from radpatch.registry.model import Operation
+from radpatch.rewrite.ops.set_element import SetElement
+from radpatch.rewrite.ops.set_item import SetItem
+from tests.lib.blocks import indent
+from tests.lib.generated import sample, seeds
+from tests.lib.rewrites import patch_of
+
+LITERALS = {"dict": 'CFG = {\n    "timeout": 1,\n    "retries": 3,\n}\n', "list": 'FLAGS = ["a", "b"]\n'}
+LITERALS["set"] = 'S = {"a", "b"}\n'
+NAMES = {"dict": "CFG", "list": "FLAGS", "set": "S"}
+
+
+def _item(scope: str, **kw: str) -> Operation:
+    return SetItem(scope=scope, name="CFG", **kw)  # type: ignore[arg-type]
+
+
+def _element(scope: str, remove: bool = False, **kw: str) -> Operation:
+    return SetElement(scope=scope, name=NAMES[kw.pop("kind")], remove=remove, **kw)  # type: ignore[arg-type]
+
+
+EDITS = {
+    "dict change": ("dict", lambda s: _item(s, key='"timeout"', from_="1", value="10")),
+    "dict add": ("dict", lambda s: _item(s, key='"new"', value="5")),
+    "dict remove": ("dict", lambda s: _item(s, key='"retries"', from_="3")),
+    "list add": ("list", lambda s: _element(s, kind="list", element='"c"')),
+    "list add after": ("list", lambda s: _element(s, kind="list", element='"c"', after='"a"')),
+    "list remove": ("list", lambda s: _element(s, kind="list", element='"b"', remove=True)),
+    "set add": ("set", lambda s: _element(s, kind="set", element='"c"')),
+    "set remove": ("set", lambda s: _element(s, kind="set", element='"b"', remove=True)),
+}
+LATER = {
+    "dict": [
+        'CFG["timeout"] = 2',
+        'CFG["retries"] = 4',
+        'CFG["new"] = 6',
+        'CFG["timeout"] += 5',
+        'del CFG["timeout"]',
+        'del CFG["retries"]',
+        'CFG.update({"timeout": 7})',
+        "CFG.update(timeout=7)",
+        'CFG.update({"retries": 7}, other=1)',
+        "CFG.update(new=7)",
+        'CFG.pop("timeout", None)',
+        'CFG.pop("retries")',
+        'CFG.setdefault("new", 9)',
+        'CFG.setdefault("other", 9)',
+        'x = CFG.get("timeout")',
+        "CFG.clear()",
+        'k = "timeout"\nCFG[k] = 3',
+        'k = "other"\nCFG[k] = 3',
+        'for CFG["timeout"] in [5]:\n    pass',
+        'if len(CFG) > 1:\n    CFG["timeout"] = 2',
+    ],
+    "list": [
+        'FLAGS[:] = ["a"]',
+        'FLAGS.append("d")',
+        'FLAGS.extend(["c"])',
+        'FLAGS.insert(0, "z")',
+        'FLAGS.remove("a")',
+        'FLAGS.remove("b")',
+        "FLAGS.pop()",
+        "FLAGS.sort()",
+        "FLAGS.reverse()",
+        'FLAGS[0] = "z"',
+        "del FLAGS[0]",
+        "FLAGS.clear()",
+        'x = FLAGS.count("a")',
+        'if FLAGS:\n    FLAGS[:] = ["a"]',
+    ],
+    "set": [
+        'S.add("c")',
+        'S.add("d")',
+        'S.discard("c")',
+        'S.discard("a")',
+        'S.remove("b")',
+        'S.update({"c"})',
+        'S.update(["d"])',
+        'S.difference_update({"b"})',
+        'S.intersection_update({"a", "b", "c"})',
+        "S.clear()",
+        'x = S.union({"z"})',
+        'if S:\n    S.add("c")',
+    ],
+}
+# later statements radpatch cannot prove harmless from the text, and refuses: a key it cannot
+# tell, a list's positions, setdefault (which keeps or adds), an intersection
+MAY = {
+    'k = "other"\nCFG[k] = 3',
+    'k = "timeout"\nCFG[k] = 3',
+    'CFG.setdefault("new", 9)',
+    'FLAGS[0] = "z"',
+    "del FLAGS[0]",
+    "FLAGS.pop()",
+}
+MAY |= {'S.intersection_update({"a", "b", "c"})', 'FLAGS.remove("a")'}
+SCOPES = ("<module>", "K")
+
+
+def module(kind: str, later: list[str], scope: str) -> str:
+    text = LITERALS[kind] + "".join(s + "\n" for s in later)
+    return text if scope == "<module>" else "class K:\n" + indent(text, "    ")
+
+
+_RUN = """
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+def value(name):
+    try:
+        m = importlib.import_module(name)
+    except Exception:
+        return "raised"
+    return getattr(getattr(m, "K", m), sys.argv[2])
+a, b = value("original"), value("patched")
+print("same" if a == "raised" or b == "raised" or a == b else "differs", a == "raised")
+"""
+
+
+def effect(tmp: Path, original: str, patched: str, name: str) -> bool | None:
+    """Whether the patched module ends with another value of `name` (None: the original does not import)."""
+    (tmp / "original.py").write_text(original)
+    (tmp / "patched.py").write_text(patched)
+    out = subprocess.run([sys.executable, "-c", _RUN, str(tmp), name], capture_output=True, text=True, check=True)
+    said, broken = out.stdout.split()
+    return None if broken == "True" else said == "differs"
+
+
+def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | None, str | None]:
+    """(the oracle's effect, radpatch's refusal or None when it applies)."""
+    kind, make = EDITS[edit]
+    before = module(kind, later, scope)
+    patch = patch_of(make(scope))
+    try:
+        change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before.encode())
+    except RefusedError as exc:
+        refused: str | None = exc.message
+        # what the edit alone gives: the later statements left out of the original, put back after
+        patched = _alone(before, kind, make, scope, later)
+    else:
+        refused, patched = None, change.after.decode()
+    return effect(tmp, before, patched, NAMES[kind]), refused
+
+
+def _alone(before: str, kind: str, make: object, scope: str, later: list[str]) -> str:
+    """The module with the edit made as the literal alone takes it, then the later statements."""
+    patch = patch_of(make(scope))  # type: ignore[operator]
+    bare = module(kind, [], scope)
+    edited = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), bare.encode()).after.decode()
+    tail = "".join(s + "\n" for s in later)
+    return edited + (tail if scope == "<module>" else indent(tail, "    "))
+
+
+def check(tmp: Path, edit: str, later: list[str], scope: str) -> None:
+    took, refused = outcome(tmp, edit, later, scope)
+    if took is None:
+        return  # the original module does not import: no value to compare
+    if not took:
+        assert refused is not None, f"applied, but the module ends with the same value: {later}"
+        assert "changes" in refused and "may not be what the module keeps" in refused
+    elif not MAY & set(later):
+        assert refused is None, f"refused, but the edit takes effect: {refused}"
+
+
+SINGLES = sample(
+    [(e, s, sc) for e in EDITS for s in LATER[EDITS[e][0]] for sc in SCOPES],
+)
+
+
+@pytest.mark.parametrize(
+    ("edit", "later", "scope"), SINGLES, ids=[f"{e}-{i}-{sc}" for i, (e, _, sc) in enumerate(SINGLES)]
+)
+def test_refused_exactly_where_a_later_statement_undoes_the_edit(
+    tmp_path: Path, edit: str, later: str, scope: str
+) -> None:
+    check(tmp_path, edit, [later], scope)
+
+
+@pytest.mark.parametrize("seed", seeds(40))
+def test_pairs_of_later_statements(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    edit = rng.choice(sorted(EDITS))
+    later = rng.sample(LATER[EDITS[edit][0]], 2)
+    check(tmp_path, edit, later, rng.choice(SCOPES))
+
+
+def test_the_reported_cases_are_refused() -> None:
+    """att51 c28 and c37 as reported."""
+    c28 = 'CFG = {\n    "timeout": 1,\n    "retries": 3,\n}\nCFG["timeout"] = 2\n'
+    patch = patch_of(_item("<module>", key='"timeout"', from_="1", value="10"))
+    with pytest.raises(RefusedError) as info:
+        plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), c28.encode())
+    assert "line 5 (`CFG['timeout']`) changes CFG after line 1 binds it" in info.value.message
+    patch = patch_of(_element("<module>", kind="list", element='"c"'))
+    with pytest.raises(RefusedError) as info:
+        plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), b'FLAGS = ["a", "b"]\nFLAGS[:] = ["a"]\n')
+    assert "line 2 (`FLAGS[:]`) changes FLAGS" in info.value.message

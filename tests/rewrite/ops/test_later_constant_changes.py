@@ -1,0 +1,95 @@
+"""set_constant of a dict, list or set display undone by a later statement (att51 #4, set_constant's
+case): `LIMITS = {"a": 1, "b": 2}` changed to `{"a": 5, "b": 2}`, then `LIMITS["a"] = 3`: the change
+has no effect on the value the module keeps.
+
+Generated: the change (a dict entry's value changed, a key added, a key taken away; a list's or
+set's element added or taken away) x the later statement (the key or element the change is about,
+another, a method that only reads, one that empties the collection) x whether it sits under an `if`.
+The oracle imports the original and the patched module in a subprocess and compares the name's
+final value: refused exactly where the two are equal (or the patched module fails to import);
+applied wherever they differ."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from radpatch.errors import RefusedError
+from radpatch.prove import plan
+from radpatch.rewrite.ops.set_constant import SetConstant
+from tests.lib.blocks import indent
+from tests.lib.generated import sample
+from tests.lib.rewrites import patch_of
+
+CHANGES = {
+    "dict change": ("C", '{"a": 1, "b": 2}', '{"a": 5, "b": 2}'),
+    "dict add": ("C", '{"a": 1, "b": 2}', '{"a": 1, "b": 2, "c": 7}'),
+    "dict remove": ("C", '{"a": 1, "b": 2}', '{"a": 1}'),
+    "list add": ("L", '["x"]', '["x", "y"]'),
+    "list remove": ("L", '["x", "y"]', '["x"]'),
+    "set add": ("S", '{"x"}', '{"x", "y"}'),
+    "set remove": ("S", '{"x", "y"}', '{"x"}'),
+}
+LATER = {
+    "C": [
+        'C["a"] = 3',
+        'C["b"] = 3',
+        'C["c"] = 3',
+        'del C["a"]',
+        "C.update(b=4)",
+        "C.update(c=4)",
+        'x = C.get("a")',
+        "C.clear()",
+    ],
+    "L": ['L.append("z")', 'L.remove("x")', "L.clear()", 'L[:] = ["x"]', 'x = L.count("y")'],
+    "S": ['S.add("y")', 'S.discard("y")', 'S.add("z")', 'S.discard("x")', "S.clear()", 'x = S.union({"q"})'],
+}
+_RUN = """
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+def value(name):
+    try:
+        return getattr(importlib.import_module(name), sys.argv[2])
+    except Exception:
+        return "raised"
+a, b = value("original"), value("patched")
+print("broken" if a == "raised" else "same" if b == "raised" or a == b else "differs")
+"""
+
+
+def effect(tmp: Path, original: str, patched: str, name: str) -> str:
+    (tmp / "original.py").write_text(original)
+    (tmp / "patched.py").write_text(patched)
+    return subprocess.run(
+        [sys.executable, "-c", _RUN, str(tmp), name], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+CASES = sample([(c, s, g) for c in CHANGES for s in LATER[CHANGES[c][0]] for g in (False, True)])
+
+
+@pytest.mark.parametrize(
+    ("change", "later", "guarded"), CASES, ids=[f"{c}-{i}-{g}" for i, (c, _, g) in enumerate(CASES)]
+)
+def test_refused_exactly_where_a_later_statement_undoes_the_constant(
+    tmp_path: Path, change: str, later: str, guarded: bool
+) -> None:
+    name, old, new = CHANGES[change]
+    tail = ("if True:\n" + indent(later + "\n", "    ")) if guarded else later + "\n"
+    before = f"{name} = {old}\n{tail}"
+    patch = patch_of(SetConstant(name, new, old))
+    try:
+        after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before.encode()).after.decode()
+        refused = None
+    except RefusedError as exc:
+        after, refused = f"{name} = {new}\n{tail}", exc.message
+    said = effect(tmp_path, before, after, name)
+    if said == "broken":
+        return  # the original module does not import
+    if said == "same":
+        assert refused is not None and f"changes {name} after line 1" in refused, later
+    else:
+        assert refused is None, refused

@@ -1,0 +1,102 @@
+"""set_keyword on the call a name is bound to, undone by a later statement (att51 #4, the sibling
+of set_item's case): `B = Box(timeout=1)` then `B.timeout = 2`, or `CFG = dict(timeout=1)` then
+`CFG["timeout"] = 2`: a change of `timeout=` has no effect on the value the module keeps.
+
+Generated: the call (an object whose keywords become its attributes, `dict(...)`) x the later
+statement (the attribute or key stored, deleted, augmented, through setattr, another one, a read,
+under an `if`) x the scope (the module, a class body). The oracle imports the original and the
+patched module in a subprocess and compares what the name ends with (the object's attributes, the
+dict): the rewrite is refused exactly where they are equal; where they differ it applies, unless
+the later statement names the attribute by a variable (`MAY`: radpatch cannot tell it apart)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from radpatch.errors import RefusedError
+from radpatch.prove import plan
+from radpatch.rewrite.ops.set_keyword import SetKeyword
+from tests.lib.blocks import indent
+from tests.lib.generated import sample
+from tests.lib.rewrites import patch_of
+
+BOX = "class Box:\n    def __init__(self, **kw):\n        self.__dict__.update(kw)\n\n\n"
+CALLS = {
+    "object": ("Box", "B = Box(timeout=1, other=0)\n", "B"),
+    "dict": ("dict", "CFG = dict(timeout=1, other=0)\n", "CFG"),
+}
+LATER = {
+    "object": [
+        "B.timeout = 2",
+        "B.other = 2",
+        "del B.timeout",
+        'setattr(B, "timeout", 5)',
+        'setattr(B, "other", 5)',
+        "B.timeout += 1",
+        'k = "other"\nsetattr(B, k, 3)',
+        "x = B.timeout",
+        "if B:\n    B.timeout = 2",
+    ],
+    "dict": [
+        'CFG["timeout"] = 2',
+        'CFG["other"] = 2',
+        "CFG.update(timeout=3)",
+        'del CFG["timeout"]',
+        'CFG.pop("timeout")',
+        'CFG["timeout"] += 1',
+        'x = CFG.get("timeout")',
+        'if CFG:\n    CFG["timeout"] = 2',
+    ],
+}
+MAY = {'k = "other"\nsetattr(B, k, 3)'}
+SCOPES = ("<module>", "K")
+
+_RUN = """
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+def value(name):
+    m = importlib.import_module(name)
+    v = getattr(getattr(m, "K", m), sys.argv[2])
+    return v if isinstance(v, dict) else vars(v)
+print("same" if value("original") == value("patched") else "differs")
+"""
+
+
+def module(call: str, later: str, scope: str) -> str:
+    text = CALLS[call][1] + later + "\n"
+    return BOX + (text if scope == "<module>" else "class K:\n" + indent(text, "    "))
+
+
+def took_effect(tmp: Path, original: str, patched: str, name: str) -> bool:
+    (tmp / "original.py").write_text(original)
+    (tmp / "patched.py").write_text(patched)
+    out = subprocess.run([sys.executable, "-c", _RUN, str(tmp), name], capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "differs"
+
+
+CASES = sample([(c, s, sc) for c in CALLS for s in LATER[c] for sc in SCOPES])
+
+
+@pytest.mark.parametrize(("call", "later", "scope"), CASES, ids=[f"{c}-{i}-{sc}" for i, (c, _, sc) in enumerate(CASES)])
+def test_refused_exactly_where_a_later_statement_undoes_the_keyword(
+    tmp_path: Path, call: str, later: str, scope: str
+) -> None:
+    callee, _, name = CALLS[call]
+    before = module(call, later, scope)
+    patch = patch_of(SetKeyword(scope=scope, call=callee, keyword="timeout", from_="1", to="10"))
+    try:
+        after: str | None = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before.encode()).after.decode()
+        refused = None
+    except RefusedError as exc:
+        after, refused = None, exc.message
+    # what the edit alone gives, the later statement kept: the keyword changed in the text
+    patched = after if after is not None else before.replace("timeout=1", "timeout=10", 1)
+    if not took_effect(tmp_path, before, patched, name):
+        assert refused is not None, f"applied, but the module ends with the same value: {later}"
+        assert f"changes {name} after line" in refused
+    elif later not in MAY:
+        assert refused is None, refused
