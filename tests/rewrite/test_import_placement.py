@@ -87,7 +87,9 @@ def test_every_layout_applies_with_its_import_and_keeps_the_old_bytes_where_they
 ) -> None:
     applied: dict[str, tuple[bytes, tuple[object, ...]]] = {}
     moved = kept = 0
-    for (name, text), use in sample(itertools.product(layouts(), USES)):
+    every = list(itertools.product(layouts(), USES))
+    cases = sample(every)
+    for (name, text), use in cases:
         rewrite, expect = USES[use]
         case = f"{name}-{use}"
         before = text.encode()
@@ -110,7 +112,9 @@ def test_every_layout_applies_with_its_import_and_keeps_the_old_bytes_where_they
         assert runner.backward(patch, patch.rewrites, after, "mod.py") == before, case
         assert runner.forward(patch, patch.rewrites, before, "mod.py") == after, case
         applied[case] = (after, expect)
-    assert moved and kept  # both kinds were generated: the late import below a use, and the rest
+    # both kinds were generated (the late import below a use, and the rest), seen wherever the run takes at
+    # least half the family (every case, or the fast tier's rest run); a slice of it may hold one kind
+    assert (moved and kept) or len(cases) * 2 < len(every)
     for i, (after, _) in enumerate(applied.values()):
         (tmp_path / f"m{i}.py").write_bytes(after)
     script = (
