@@ -11,8 +11,10 @@ context lines see them: a compound statement changed or after the edit by its he
 its last line; after a block's end, the next line below it, but no context past a definition's end), and
 found once in the release (GNU patch would take another place with the same context). Like patch's
 default fuzz (2 of 3 context lines may differ), only the nearest sibling on each side counts: an edit two
-statements away still passes. An insert_after/insert_before whose `find` statement is found once with its
-surroundings needs only the sibling its `find` names (ANCHORS): upstream may change the other side.
+statements away still passes. Statements changed that are found once in their enclosing statements on
+both releases need no sibling (no copy to mistake them for: upstream may change their neighbours); an
+insert_after/insert_before whose `find` statement is found once with its surroundings needs only the
+sibling its `find` names (ANCHORS).
 """
 
 from __future__ import annotations
@@ -152,7 +154,8 @@ def code(st: ast.stmt, head: bool = False) -> str:
 
 def found(text: str, place: Place, any_block: bool = False, sides: str = "both") -> list[int] | None:
     """The lines of `text` where code has `place`'s surroundings (`any_block`: in any block, not only in
-    the one its enclosing statements name; `sides`: "before" or "after" checks that neighbour only);
+    the one its enclosing statements name; `sides`: "before" or "after" checks that neighbour only, "none"
+    neither);
     None when `text` does not parse."""
     try:
         tree = ast.parse(text)
@@ -174,7 +177,9 @@ def found(text: str, place: Place, any_block: bool = False, sides: str = "both")
                 continue
             prev = _tail(body[k - 1]) if k > 0 else START
             nxt = heads[k + n] if k + n < len(body) else last
-            if (sides == "after" or prev == place.before) and (sides == "before" or nxt == place.after):
+            if (sides in ("after", "none") or prev == place.before) and (
+                sides in ("before", "none") or nxt == place.after
+            ):
                 out.append(_first(body[k]) if k < len(body) else _end(body[-1]) + 1)
     return sorted(set(out))  # the end of a block and the place after it are one line
 
@@ -222,6 +227,8 @@ def compare(theirs: Trace, ours: Trace) -> Mismatch | None:
                 continue
             if other is not None and place.inserted and anchor != "both" and _anchored(place, other, anchor, got[1]):
                 continue
+            if other is not None and not place.inserted and _alone(place, other, before, got[1]):
+                continue
             return Mismatch(rw.id, place, other, now)
     return None
 
@@ -233,6 +240,14 @@ def _anchored(place: Place, other: Place, side: str, text: str) -> bool:
     if not same or getattr(place, side) != getattr(other, side):
         return False
     return len(found(text, place, any_block=True, sides=side) or ()) == 1
+
+
+def _alone(place: Place, other: Place, theirs: str, ours: str) -> bool:
+    """The statements changed, in their enclosing statements, are the same and found there once on both
+    releases: the same code whatever its neighbours (upstream may change them; no copy to mistake it for)."""
+    if place.chain != other.chain or place.touched != other.touched:
+        return False
+    return all(len(found(text, place, sides="none") or ()) == 1 for text in (theirs, ours))
 
 
 def _one(text: str, most: int = 60) -> str:
