@@ -15,6 +15,8 @@ from radpatch.importing.scope_walk import expression_hits, is_expression_stateme
 from radpatch.importing.shapes import DiffScope, NoUniqueRun, atomic, join_runs, mark_after
 from radpatch.importing.statements import AFTER, DEFS, Sources, text_of
 
+COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef, ast.ClassDef)
+
 
 @dataclass
 class Runs:
@@ -77,6 +79,16 @@ class Runs:
                 if earlier is not None:
                     find = text_of(self.src, bbody[i1:i2])
                     self._emit_at(earlier, ImportStep("delete", (("scope", scope.qualname), ("find", find), *end)))
+                    del bbody[i1:i2]
+                    return
+                beside = self._beside(scope, bbody, i1, i2) if many else None
+                if beside is not None:  # context over a count: the run and a neighbour, unique, as a replace
+                    lo, hi = beside
+                    keep = text_of(self.src, [*bbody[lo:i1], *bbody[i2:hi]])
+                    find = text_of(self.src, bbody[lo:hi])
+                    self.steps.append(
+                        ImportStep("replace", (("scope", scope.qualname), ("find", find), ("with", keep)))
+                    )
                     del bbody[i1:i2]
                     return
                 occurrence = self._occurrence(scope, bbody, i1, i2) if many else None
@@ -154,6 +166,28 @@ class Runs:
         self.steps.append(ImportStep("replace", tuple(keys)))
         bbody[i1:i2] = [mark_after(s) for s in new]
         self._record_inserted(new)
+
+    def _beside(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int) -> tuple[int, int] | None:
+        """A run deleted that is not unique, with the fewest simple neighbours (up to two on each side,
+        as GNU patch's hunk carries three lines of context) that make it unique, the neighbours alone
+        unique once it is gone (what undoing the replace finds): a `find` that carries its context,
+        over an `occurrence:` a new copy above it would shift. None: no such neighbours."""
+        for before, after in ((0, 1), (1, 0), (1, 1), (0, 2), (2, 0), (1, 2), (2, 1), (2, 2)):
+            lo, hi = i1 - before, i2 + after
+            if lo < 0 or hi > len(bbody):
+                continue
+            near = [*bbody[lo:i1], *bbody[i2:hi]]
+            if any(isinstance(n, COMPOUND) or getattr(n, AFTER, False) for n in near):
+                continue
+            if len(statement_hits(scope.body, bbody[lo:hi])) != 1:
+                continue
+            gone = bbody[i1:i2]
+            del bbody[i1:i2]
+            kept = len(statement_hits(scope.body, near))
+            bbody[i1:i1] = gone
+            if kept == 1:
+                return lo, hi
+        return None
 
     def _occurrence(self, scope: DiffScope, bbody: list[ast.stmt], lo: int, hi: int) -> int | None:
         """The run's number among its matches, in the installed file's source order (the rewrites'

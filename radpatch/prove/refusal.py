@@ -70,6 +70,9 @@ class Cause(Enum):
     # them does every layer apply: whether the release holds the change in upstream's layout is not
     # told (not: it does not); a search reading further bases goes on (radpatch.releases.moved_proof)
     NO_BASE = "no base"
+    # every rewrite matches once, but one picks other code than on the release the entry claims next to it
+    # (radpatch.releases.surroundings): a no match, with no base read for it
+    OTHER_CODE = "other code"
 
 
 # The one phrase every reader (verify's cell, `verify --all`, `port`, `status`, `list`, apply's

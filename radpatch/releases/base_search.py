@@ -61,3 +61,11 @@ def nearest(claimed: list[Version], asked: list[Version]) -> list[Version]:
     line = sorted({*claimed, *asked})
     at = {v: i for i, v in enumerate(line)}
     return sorted(claimed, key=lambda c: (min(abs(at[c] - at[a]) for a in asked), -at[c]))[:BASES]
+
+
+def references(claimed: list[Version], v: Version, most: int) -> list[Version]:
+    """The releases the entry claims (`claimed`: newest first) whose matches `v`'s rewrites must match the
+    same code as, nearest first: those below `v` (none for the range's first release: the entry is written
+    there), else, below the range, its first releases."""
+    below = [c for c in claimed if c < v][:most]
+    return below or ([] if not claimed or v >= claimed[-1] else claimed[::-1][:most])

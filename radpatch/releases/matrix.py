@@ -220,6 +220,8 @@ def cell(
         return Cell(r.version, MOVED, said, alias.module, got.proven, file, alias.binder, alias=alias)
     if isinstance(alias, str):  # an alias (in a class body, at module level, a backport's) not followed: why
         unsure = f"{unsure}; {alias}" if unsure else alias
+    if failed == "match" and r.kind.cause is Cause.OTHER_CODE:  # the nearest candidate is in its words
+        return Cell(r.version, NO_MATCH, (r.error or "").removeprefix("match: ").splitlines()[0])
     if failed == "match":
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)

@@ -147,7 +147,7 @@ def find_moved(
     the package's end) or found only namesakes. A module that defined the scopes already in the
     release the entry was written for is a namesake (a copy of the code in another model, say), not
     where the code went: it is never taken."""
-    from radpatch.releases.moved_proof import prove_moved  # verify's proof, on bases as verify reads them
+    from radpatch.releases.moved_proof import prove_moved, staying  # verify's proof, on bases as verify reads them
     from radpatch.releases.proof_job import File
     from radpatch.releases.resolved import requirement_layers, uncovered_requirement
 
@@ -230,7 +230,12 @@ def find_moved(
             top = PurePosixPath(old.relpath).parts[0]
             total = sum(1 for name, _ in files if PurePosixPath(name).parts[0] == top and name != old.relpath)
             return NoMove(searched, total, tuple(namesakes), doubles=(pick.module,))
-        return dataclasses.replace(pick, also=tuple(m.module for m in found if m is not pick), searched=searched)
+        pick = dataclasses.replace(pick, also=tuple(m.module for m in found if m is not pick), searched=searched)
+        left = staying(patch, rewrites, here, old.relpath) if pick.proven and here is not None else ()
+        if left:  # a move carries only the rewrites whose scope moved: these stay (not proven as moved)
+            why = f"module-level rewrite(s) {', '.join(map(repr, left))} still change code {old.module} keeps"
+            pick = dataclasses.replace(pick, proven=False, error=f"{why}: split the entry by hand")
+        return pick
     top = PurePosixPath(old.relpath).parts[0]
     total = sum(1 for name, _ in files if PurePosixPath(name).parts[0] == top and name != old.relpath)
     stays = tuple(q for q in wanted if q not in missing)

@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry import versions as policy
-from radpatch.registry.model import Patch
+from radpatch.registry.model import Patch, Rewrite
 from radpatch.releases import modules
 from radpatch.releases.base_search import search_order
 from radpatch.releases.proof_cache import prove_all
@@ -108,4 +108,27 @@ def written_for(
         files, failure = resolve(patch, b, release)
         if failure is None and below is not None:
             out.append(ProofBase(b, (*(la.files for la in below), files)))
+    return tuple(out)
+
+
+# module-level rewrites that serve the moved code (its imports, its new definitions): they go with it
+_SERVING = frozenset({"add_import", "insert_definitions", "create_module"})
+
+
+def staying(patch: Patch, rewrites: tuple[Rewrite, ...], old: bytes, relpath: str) -> tuple[str, ...]:
+    """The module-level rewrites of `rewrites` that change code the old module still holds (each still
+    applies there on its own): a move of the scopes to another module would take them away from that
+    code, which the old module's other users still read (att51 #2: a `LIMIT` both modules define)."""
+    from radpatch.errors import RefusedError
+    from radpatch.rewrite.runner import forward
+
+    out = []
+    for rw in rewrites:
+        if rw.op.scope_name() != "<module>" or rw.op.KEY in _SERVING:
+            continue
+        try:
+            forward(patch, (rw,), old, relpath)
+        except RefusedError:
+            continue  # not in the old module any more: it moved too (or is gone)
+        out.append(rw.id)
     return tuple(out)

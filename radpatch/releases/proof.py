@@ -28,7 +28,7 @@ from radpatch.errors import RefusedError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause, Refusal
 from radpatch.prove.steps import STEPS, Case, Step
 from radpatch.registry.model import Patch
-from radpatch.releases import package_files, shadowed
+from radpatch.releases import package_files, shadowed, surroundings
 from radpatch.releases.proof_held import _contains, _holds, not_in_effect
 from radpatch.releases.proof_job import Checks, File, Job, Proof
 from radpatch.releases.proof_run import JobRun
@@ -180,6 +180,42 @@ def _match(run: JobRun) -> Refusal | None:
             cause = Cause.SCOPE_GONE if exc.scope_gone else Cause.NO_BASE if _no_base(run, f) else None
             why = f"{exc.message}\n{NO_BASE}" if cause is Cause.NO_BASE else exc.message
             return Refusal("match", why, exc.hint or "", exc.rewrite, cause=cause, file=f.file)
+    return _same_code(run)
+
+
+def _same_code(run: JobRun) -> Refusal | None:
+    """Each rewrite changes the same code here as on the nearest release the entry claims where every
+    layer applies (radpatch.releases.surroundings): a pattern that still matches once may match other code."""
+    from radpatch.rewrite.runner import steps
+
+    patch = run.job.entry.patch
+    for ref in run.job.reference:
+        got = run.on_base(ref)
+        if got is None:
+            continue  # the rewrites do not apply there: the next nearest
+        theirs = {f.file: f for f in ref.files[-1]}
+        for f in _entry_files(run):
+            other = theirs.get(f.file)
+            if other is None or f.file not in got[-1]:
+                continue
+            try:
+                mismatch = surroundings.compare(
+                    steps(patch, other.rewrites, got[-1][f.file][0], other.relpath),
+                    steps(patch, f.rewrites, f.data, f.relpath),
+                )
+            except RefusedError:
+                continue
+            if mismatch is not None:
+                return Refusal(
+                    "match",
+                    f"{mismatch.describe(ref.version)} ({f.relpath})",
+                    "anchor the rewrite on the code it was written for (a longer `find`, or `within:`), "
+                    "or write a `versions:` variant of it for this release",
+                    mismatch.rewrite,
+                    cause=Cause.OTHER_CODE,
+                    file=f.file,
+                )
+        return None
     return None
 
 

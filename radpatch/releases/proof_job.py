@@ -93,6 +93,9 @@ class Job:
     searched: bool = False
     # the target Python's major.minor the proof judges version tests for (verify --python, else radpatch's own)
     python: tuple[int, int] | None = None
+    # releases the entry claims, nearest first: on the first where every layer applies, each rewrite must
+    # change the same code as here (radpatch.releases.surroundings)
+    reference: tuple[ProofBase, ...] = ()
 
     @property
     def entry(self) -> Layer:
@@ -102,7 +105,9 @@ class Job:
         """What the proof's answer depends on besides radpatch's code: entries, rewrites, bytes."""
         bases = [b.key(self.layers) for b in self.bases]
         python = [] if self.python is None else [f"python={self.python[0]}.{self.python[1]}"]
-        return json.dumps([[la.key() for la in self.layers], bases, *(["searched"] if self.searched else []), *python])
+        ref = [["reference", [[str(r.version), r.key(self.layers)] for r in self.reference]]] if self.reference else []
+        layers = [la.key() for la in self.layers]
+        return json.dumps([layers, bases, *(["searched"] if self.searched else []), *python, *ref])
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,9 @@ class JobRun:
             self._changes = next((c for b in self.job.bases if (c := self._on_base(b)) is not None), [])
         return self._changes[layer].get(file) if layer < len(self._changes) else None
 
+    def on_base(self, base: ProofBase) -> list[dict[str, tuple[bytes, bytes]]] | None:
+        return self._on_base(base)
+
     def _on_base(self, base: ProofBase) -> list[dict[str, tuple[bytes, bytes]]] | None:
         """Every layer run on `base` in order: per layer, `modules:` name -> (before, after); None when one
         does not apply there."""

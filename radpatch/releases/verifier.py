@@ -13,11 +13,7 @@ question about one release reads at most MOST others (`looked` names them).
 from __future__ import annotations
 
 import dataclasses
-from concurrent.futures import (
-    FIRST_COMPLETED,
-    ThreadPoolExecutor,
-    wait,
-)
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from packaging.version import Version
@@ -26,7 +22,7 @@ from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch
 from radpatch.releases import modules, package_files, renamed
-from radpatch.releases.base_search import search_order
+from radpatch.releases.base_search import references, search_order
 from radpatch.releases.dropped import describe, dropped
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
@@ -39,6 +35,7 @@ from radpatch.releases.wheels import Releases
 from radpatch.state.verified import code_digest
 
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
+REFERENCES = 1  # releases the entry claims a release's matches are compared with: the nearest
 
 
 @dataclass
@@ -52,6 +49,7 @@ class Verifier:
     packages: frozenset[str] = field(init=False)  # top-level packages whose .py files the names step reads
     bases: list[Version] = field(init=False, default_factory=list)  # the releases the change is read off now
     looked: set[Version] = field(init=False, default_factory=set)  # every release read as a base, this run
+    refs: dict[Version, list[Version]] = field(init=False, default_factory=dict)  # each release's references
     transfer: Transfer = field(default_factory=Transfer)
     python: tuple[int, int] | None = None  # the target Python version judged for (verify --python)
 
@@ -70,16 +68,19 @@ class Verifier:
         return [x for x in self.listing if not x.is_prerelease and policy.allows(self.patch.supported, x)][::-1]
 
     def run(self, versions: list[Version]) -> list[ReleaseResult]:
-        """Each release's result. A release where a rewrite (of the entry or a requirement) does not
-        apply, or that holds part of the entry's code already, is proven again with bases (releases
-        of the declared range, read then): it may contain the whole change in upstream's own layout.
-        The BASES of the range nearest those asked are read first; a release they leave undecided (no
-        base there has the rewrites apply, or none tells it carries the change) is proven again with
-        the first release of the range and the asked ones added, then releases spread over the range
-        (search_order): a bounded search, whatever the range's length."""
+        """Each release's result. One whose rewrites match is compared with the claimed release below it
+        (releases.surroundings). One where a rewrite does not apply, or that holds part of the entry's code,
+        is proven again with bases (releases of the range): it may hold the change in upstream's layout.
+        The BASES nearest those asked first; then the range's first release and the asked ones, then
+        releases spread over the range (search_order): a bounded search, whatever the range's length."""
         elsewhere, self.releases.say = self.releases.read_elsewhere, self.progress.note
         fetched = self._fetch(versions)
+        self.refs = {v: references(self.claimed, v, REFERENCES) for v in versions}
         results = self._prove(versions, fetched, with_bases=False)
+        late = [v for v in versions if results[v].checks.get("match") and set(self.refs[v]) - set(fetched)]
+        if late:
+            fetched = {**fetched, **self._fetch(sorted({r for v in late for r in self.refs[v]} - set(fetched)))}
+            results.update(self._prove(late, fetched, with_bases=False))
         replaces = any(r.op.KEY == "replace" for r in self.patch.rewrites)
         # an obsolete verdict on a replace is read against the base too (releases.replaced: its new
         # code may sit under a condition, or the old value be stored again)
@@ -150,7 +151,8 @@ class Verifier:
                     unread[v] = package_files.unread(got, self.packages)
             layers.append(Layer(self.patch, files, version=v))
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
-            job = Job(tuple(layers), bases, searched=with_bases, python=self.python)
+            refs = self._bases(tuple(layers), fetched, self.refs.get(v, []))
+            job = Job(tuple(layers), bases, searched=with_bases, python=self.python, reference=refs)
             jobs.setdefault(job.key(), job)
             waiting[v] = (job.key(), files)
         releases_of: dict[str, list[Version]] = {}
@@ -173,13 +175,15 @@ class Verifier:
         results = {v: dataclasses.replace(r, chosen=chosen[v]) if chosen.get(v) else r for v, r in results.items()}
         return {v: dataclasses.replace(r, code=read[v]) if read.get(v) else r for v, r in results.items()}
 
-    def _bases(self, layers: tuple[Layer, ...], fetched: dict[Version, Release | NoWheel]) -> tuple[ProofBase, ...]:
-        """The candidate bases for a release whose files are `layers`: each base release whose
-        files differ from these (the same files tell nothing the round trip does not) and from
-        the bases before it, where every layer picks its modules."""
+    def _bases(
+        self, layers: tuple[Layer, ...], fetched: dict[Version, Release | NoWheel], among: list[Version] | None = None
+    ) -> tuple[ProofBase, ...]:
+        """The candidate bases for a release whose files are `layers` (of `among`, default: the bases
+        read now): each base release whose files differ from these (the same files tell nothing the
+        round trip does not) and from the bases before it, where every layer picks its modules."""
         out: list[ProofBase] = []
         seen = [tuple(la.files for la in layers)]
-        for b in self.bases:
+        for b in self.bases if among is None else among:
             release = fetched.get(b)
             if not isinstance(release, Release):
                 continue
@@ -276,6 +280,8 @@ def _read_on_bases(r: ReleaseResult) -> bool:
     entry did not match, a requirement's rewrite did not apply (not: it names no module for the
     release), or the release holds some of the rewrites' code already (all of it, in upstream's
     layout, may be there: a deletion does not match then)."""
+    if r.kind.cause is Cause.OTHER_CODE:  # the rewrites apply: the change is not there in another layout
+        return False
     if r.checks.get("match") is False or r.kind.cause is Cause.PART_PRESENT:
         return True
     return r.checks.get("requires") is False and r.kind.cause is Cause.REQUIREMENT

@@ -1,16 +1,15 @@
 """Run a patch's rewrites over a module's bytes, forward (apply) or backward (undo), in memory.
 
-Each rewrite must match exactly once; a refusal names the rewrite (its id and registry
-file:line) and is reported on the file's own line numbers. The result keeps the file's encoding.
+Each rewrite must match exactly once; a refusal names the rewrite (its id and registry file:line) and is reported
+on the file's own line numbers. The result keeps the file's encoding.
 
-`occurrence: N` counts the matches of the installed file, as it is before the entry's rewrites run:
-`occurrence: 1` and `occurrence: 2` of one `assert`, as two rewrites, change the installed file's
-first and second. Forward, the installed file's N-th match is found again by its position in the
-file as the rewrites before it left it (its line, mapped through their edits; on a line they changed,
-character by character: several rewrites of one call's arguments, rewrite.line_map). Backward there is no
-installed file to look at, so the index is worked out from the entry: N, less the matches that
-rewrites above it with the same scope and pattern took before it (`_counted`); forward checks
-that the two agree, and refuses what backward could not undo.
+`occurrence: N` counts the matches of the installed file, as it is before the entry's rewrites run: `occurrence: 1`
+and `occurrence: 2` of one `assert`, as two rewrites, change the installed file's first and second. Forward, the
+installed file's N-th match is found again by its position in the file as the rewrites before it left it (its
+line, mapped through their edits; on a line they changed, character by character: several rewrites of one call's
+arguments, rewrite.line_map). Backward there is no installed file to look at, so the index is worked out from the
+entry: N, less the matches that rewrites above it with the same scope and pattern took before it (`_counted`);
+forward checks that the two agree, and refuses what backward could not undo.
 """
 
 from __future__ import annotations
@@ -25,6 +24,9 @@ from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.line_map import Edit, follow, line_map
 from radpatch.rewrite.matching import MatchFailure, unexplained
 from radpatch.rewrite.source import Source, declared, decode, refuse_lone_cr
+
+Rws = tuple[Rewrite, ...]
+Trace = list[tuple[Rewrite, str, str]]  # each rewrite's (rewrite, text before it, text after it)
 
 
 def _decode(source: bytes, filename: str) -> tuple[Source, str]:
@@ -50,9 +52,7 @@ class RewriteRefused(RefusedError):
     """A rewrite did not match (or could not be undone) exactly once. `scope_gone`: because its scope
     (a definition it needs) is not in the module (MatchFailure.scope_gone)."""
 
-    def __init__(
-        self, patch: Patch, rw: Rewrite, filename: str, detail: str, hint: str, scope_gone: bool = False
-    ) -> None:
+    def __init__(self, patch: Patch, rw: Rewrite, filename: str, detail: str, hint: str, scope_gone: bool = False):
         super().__init__(f"{patch.name}: rewrite {rw.id!r} ({rw.location}) on {filename}: {detail}", hint)
         self.rewrite, self.rewrite_location, self.detail = rw.id, rw.location, detail
         self.scope_gone = scope_gone
@@ -80,11 +80,11 @@ def _step(patch: Patch, rw: Rewrite, src: Source, filename: str, undo: bool) -> 
 
 
 def _run(
-    patch: Patch, order: tuple[Rewrite, ...], src: Source, filename: str, undo: bool, applied: tuple[Rewrite, ...]
+    patch: Patch, order: Rws, src: Source, filename: str, undo: bool, applied: Rws, trace: Trace | None = None
 ) -> Source:
     """Apply (or undo) the rewrites in `order` (`applied`: the same, in the order apply runs them).
     A refusal is reported on the file's own lines: where the rewrites run before it moved them, the
-    refused one is run again on the file."""
+    refused one is run again on the file. `trace`: gets each rewrite's (rewrite, text before, text after)."""
     original = src
     lines: dict[int, int] = {n: n for n in range(1, len(src.lines) + 1)}  # the file's line -> its line in src
     edits: list[Edit] = []  # each rewrite's edit so far, to follow a place on a line one changed
@@ -92,6 +92,8 @@ def _run(
         moved = src is not original and src.lines != original.lines  # src's line numbers are not the file's
         was = src
         src = _run_one(patch, rw, src, original, (lines, edits), filename, undo, applied, moved)
+        if trace is not None:
+            trace.append((rw, was.text, src.text))
         if src.lines != was.lines:  # mapped one rewrite at a time: each edit is one region of the file
             step = line_map(was.lines, src.lines)
             lines = {k: step[v] for k, v in lines.items() if v in step}
@@ -271,6 +273,14 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, filename: str
                     exc.hint,
                 ) from None
         raise RefusedError(f"{patch.name}: {exc.message}", exc.hint) from None
+
+
+@pausing
+def steps(patch: Patch, rws: Rws, source: bytes, filename: str) -> Trace:
+    """Each rewrite's edit as forward makes it, in order: (rewrite, the text before it, after it)."""
+    trace: Trace = []
+    _run(patch, rws, _decode(source, filename)[0], filename, undo=False, applied=rws, trace=trace)
+    return trace
 
 
 @pausing

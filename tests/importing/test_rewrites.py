@@ -188,12 +188,15 @@ def test_a_module_that_does_not_parse_is_an_error_not_a_guess() -> None:
 
 
 def test_one_of_two_equal_statements_goes_by_its_occurrence_or_with_its_twin() -> None:
-    assert steps("x = 1\nx = 1\ny = 2\n", "x = 1\ny = 2\n") == [
-        ("delete", {"scope": "<module>", "find": "x = 1\n", "occurrence": 1})
-    ]
-    # at the end of the module: no `pass` for it either
-    assert steps("x = 1\nx = 1\n", "x = 1\n") == [
-        ("delete", {"scope": "<module>", "find": "x = 1\n", "occurrence": 2, "marker": "comment"})
+    # with its twin (port52): the run of the two is unique, and so is the one left; no count a copy could shift
+    twins = [("replace", {"scope": "<module>", "find": "x = 1\nx = 1\n", "with": "x = 1\n"})]
+    assert steps("x = 1\nx = 1\ny = 2\n", "x = 1\ny = 2\n") == twins
+    # at the end of the module too (no `pass` or marker for it either)
+    assert steps("x = 1\nx = 1\n", "x = 1\n") == twins
+    # by its occurrence where no neighbour tells the copies apart
+    pairs = "x = 1\ny = 2\n" * 5
+    assert steps(pairs, pairs.replace("y = 2\nx = 1\ny = 2\nx = 1", "y = 2\ny = 2\nx = 1", 1)) == [
+        ("delete", {"scope": "<module>", "find": "x = 1\n", "occurrence": 2})
     ]
 
 

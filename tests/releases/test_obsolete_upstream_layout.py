@@ -237,9 +237,10 @@ def test_the_releases_the_change_is_read_off_are_read_only_for_a_release_the_rew
     )
     reg = write_registry("floor", ENTRY)
     passing = json.loads(radpatch("--registry", str(reg), "verify", "floor", "--versions", "==2.1", "--json").out)
-    assert passing["results"][0]["ok"] is True and passing["fetched"]["releases"] == 1  # 2.1 alone
+    assert passing["results"][0]["ok"] is True and not passing["bases_read"]  # no base read for 2.1
+    # 2.1, and 1.0, the release the entry claims below it, that its matches are compared with (surroundings)
+    assert passing["fetched"]["releases"] == 2
     carried = json.loads(radpatch("--registry", str(reg), "verify", "floor", "--versions", "==2.0", "--json").out)
-    assert (
-        carried["obsolete"] == ["2.0"] and carried["fetched"]["releases"] == 2
-    )  # 2.0, then 1.0 to read the change off
+    # 2.0, then 1.0 to read the change off (cached since 2.1 was compared with it)
+    assert carried["obsolete"] == ["2.0"] and carried["bases_read"] == ["1.0"], carried
     assert [r["version"] for r in carried["results"]] == ["2.0"]
