@@ -11,16 +11,18 @@ context lines see them: a compound statement changed or after the edit by its he
 its last line; after a block's end, the next line below it, but no context past a definition's end), and
 found once in the release (GNU patch would take another place with the same context). Like patch's
 default fuzz (2 of 3 context lines may differ), only the nearest sibling on each side counts: an edit two
-statements away still passes. Statements changed that are found once in their enclosing statements on
-both releases need no sibling (no copy to mistake them for: upstream may change their neighbours); an
-insert_after/insert_before whose `find` statement is found once with its surroundings needs only the
-sibling its `find` names (ANCHORS).
+statements away still passes. What the edit leaves of the statements it changes must be the same too
+(a match taken elsewhere in the same statement is other code). Statements changed that are found once
+in their enclosing statements on both releases need no sibling (no copy to mistake them for: upstream
+may change their neighbours); an insert_after/insert_before whose `find` statement is found once with
+its surroundings needs only the sibling its `find` names (ANCHORS).
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,13 +47,16 @@ class Place:
     after: str
     line: int  # in the text it was read from (the old text; the new one for an insertion)
     inserted: bool = False
+    result: tuple[str, ...] = ()  # a change's statements as the edit leaves them (which match in them it took)
 
-    def key(self) -> tuple[tuple[str, ...], tuple[str, ...], str, str, bool]:
-        return self.chain, self.touched, self.before, self.after, self.inserted
+    def key(self) -> tuple[tuple[str, ...], tuple[str, ...], str, str, bool, tuple[str, ...]]:
+        return self.chain, self.touched, self.before, self.after, self.inserted, self.result
 
     def describe(self) -> str:
         what = "inserts" if self.inserted else "changes"
         code = _one(self.touched[0]) if self.touched else "comments"
+        if self.result and not self.inserted:
+            code += f"` into `{_one(self.result[0])}"
         where = f" in {' > '.join(_one(c) for c in self.chain)}" if self.chain else " at module level"
         return f"{what} `{code}`{where}, after `{_one(self.before)}`, before `{_one(self.after)}`"
 
@@ -73,7 +78,8 @@ def places(before: str, after: str) -> list[Place] | None:
         if tag == "equal":
             continue
         if i2 > i1:
-            out.append(_place(old.body, i1 + 1, i2, (), False))
+            left = _place(new.body, j1 + 1, j2, (), True).touched if j2 > j1 else ()
+            out.append(dataclasses.replace(_place(old.body, i1 + 1, i2, (), False), result=left))
         else:
             out.append(_place(new.body, j1 + 1, j2, (), True))
     return out
@@ -236,7 +242,7 @@ def compare(theirs: Trace, ours: Trace) -> Mismatch | None:
 def _anchored(place: Place, other: Place, side: str, text: str) -> bool:
     """An insertion next to the statement its `find` names: the same there, on the same side, and that
     statement once with those surroundings in the release (the neighbour on the other side may differ)."""
-    same = place.chain == other.chain and place.touched == other.touched
+    same = place.chain == other.chain and place.touched == other.touched and place.result == other.result
     if not same or getattr(place, side) != getattr(other, side):
         return False
     return len(found(text, place, any_block=True, sides=side) or ()) == 1
@@ -245,7 +251,7 @@ def _anchored(place: Place, other: Place, side: str, text: str) -> bool:
 def _alone(place: Place, other: Place, theirs: str, ours: str) -> bool:
     """The statements changed, in their enclosing statements, are the same and found there once on both
     releases: the same code whatever its neighbours (upstream may change them; no copy to mistake it for)."""
-    if place.chain != other.chain or place.touched != other.touched:
+    if place.chain != other.chain or place.touched != other.touched or place.result != other.result:
         return False
     return all(len(found(text, place, sides="none") or ()) == 1 for text in (theirs, ours))
 
