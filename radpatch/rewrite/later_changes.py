@@ -45,6 +45,8 @@ _KEEP = {
 # methods whose first argument is the one key or element they change
 _ONE = {"dict": {"pop", "setdefault", "__setitem__", "__delitem__"}, "set": {"add", "discard", "remove"}}
 _ONE["list"] = {"remove"}
+# a list's methods that add elements (their elements: _added)
+_ADDS = frozenset({"append", "insert", "extend"})
 # methods whose arguments are collections of keys (a dict's, with keywords) or elements they change
 _MANY = {"dict": {"update"}, "set": {"update", "difference_update", "symmetric_difference_update"}}
 
@@ -67,7 +69,7 @@ def later_changes(body: list[ast.stmt], name: str, bound: ast.AST, kind: str, pa
             if not _subscript_keeps(node, kind, edited, mode, id(node) in aug):
                 out.append(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, name):
-            if not _call_keeps(node, node.func.attr, kind, edited):
+            if not _call_keeps(node, node.func.attr, kind, edited, mode):
                 out.append(node)
     return out
 
@@ -127,7 +129,10 @@ def _subscript_keeps(node: ast.Subscript, kind: str, edited: ast.AST, mode: str,
     return same is False
 
 
-def _call_keeps(call: ast.Call, method: str, kind: str, edited: ast.AST) -> bool:
+def _call_keeps(call: ast.Call, method: str, kind: str, edited: ast.AST, mode: str = "change") -> bool:
+    if kind == "list" and mode == "remove" and method in _ADDS:  # may put the removed element back
+        added = _added(call, method)
+        return added is not None and all(_same(a, edited) is False for a in added)
     if method in _KEEP[kind]:
         return True
     if method in _ONE.get(kind, ()):
@@ -156,3 +161,18 @@ def _parts(call: ast.Call, kind: str) -> list[ast.AST] | None:
             return None
         out.append(ast.Constant(kw.arg))
     return out
+
+
+def _added(call: ast.Call, method: str) -> list[ast.expr] | None:
+    """The elements a list's append, insert or extend call adds, written out; None when they are not."""
+    args = call.args
+    if any(isinstance(a, ast.Starred) for a in args) or call.keywords:
+        return None
+    if method == "append" and len(args) == 1:
+        return [args[0]]
+    if method == "insert" and len(args) == 2:
+        return [args[1]]
+    if method == "extend" and len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple, ast.Set)):
+        elts = args[0].elts
+        return None if any(isinstance(e, ast.Starred) for e in elts) else list(elts)
+    return None

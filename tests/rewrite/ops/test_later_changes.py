@@ -53,6 +53,7 @@ EDITS = {
     "set add": ("set", lambda s: _element(s, kind="set", element='"c"')),
     "set remove": ("set", lambda s: _element(s, kind="set", element='"b"', remove=True)),
 }
+REMOVED = {"dict remove": '"retries"', "list remove": '"b"', "set remove": '"b"'}
 LATER = {
     "dict": [
         'CFG["timeout"] = 2',
@@ -81,6 +82,9 @@ LATER = {
         'FLAGS.append("d")',
         'FLAGS.extend(["c"])',
         'FLAGS.insert(0, "z")',
+        'FLAGS.append("b")',  # att52 #2a: puts a removed element back
+        'FLAGS.insert(1, "b")',
+        'FLAGS.extend(("b",))',
         'FLAGS.remove("a")',
         'FLAGS.remove("b")',
         "FLAGS.pop()",
@@ -136,15 +140,18 @@ def value(name):
         return "raised"
     return getattr(getattr(m, "K", m), sys.argv[2])
 a, b = value("original"), value("patched")
-print("same" if a == "raised" or b == "raised" or a == b else "differs", a == "raised")
+back = len(sys.argv) > 3 and b != "raised" and eval(sys.argv[3]) in b  # a removed element or key put back
+print("same" if a == "raised" or b == "raised" or a == b or back else "differs", a == "raised")
 """
 
 
-def effect(tmp: Path, original: str, patched: str, name: str) -> bool | None:
-    """Whether the patched module ends with another value of `name` (None: the original does not import)."""
+def effect(tmp: Path, original: str, patched: str, name: str, removed: str | None = None) -> bool | None:
+    """Whether the patched module ends with another value of `name` (None: the original does not import);
+    for a removal, also without the `removed` element or key (att52 #2a: one put back undoes it)."""
     (tmp / "original.py").write_text(original)
     (tmp / "patched.py").write_text(patched)
-    out = subprocess.run([sys.executable, "-c", _RUN, str(tmp), name], capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-c", _RUN, str(tmp), name, *([removed] if removed else [])]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True)
     said, broken = out.stdout.split()
     return None if broken == "True" else said == "differs"
 
@@ -162,7 +169,7 @@ def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | 
         patched = _alone(before, kind, make, scope, later)
     else:
         refused, patched = None, change.after.decode()
-    return effect(tmp, before, patched, NAMES[kind]), refused
+    return effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit)), refused
 
 
 def _alone(before: str, kind: str, make: object, scope: str, later: list[str]) -> str:
