@@ -21,8 +21,6 @@ import ast
 import contextlib
 from collections.abc import Iterator
 
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
 # methods that leave the edited entry or element where it is, per literal kind
 _KEEP = {
     "dict": {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__", "__iter__"},
@@ -98,13 +96,25 @@ def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str)
 
 
 def _own(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of the scope's own code, in source order (not inside functions, classes, lambdas)."""
+    """Every node of the code the scope runs, in source order: not a function's or lambda's body, but
+    what runs where one is defined (decorators, defaults, annotations) and a class body (att52 #2b, #2c)."""
     stack: list[ast.AST] = list(reversed(body))
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, _DEFS):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            stack.extend(reversed(_runs_at_definition(node)))
+        else:
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _runs_at_definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.AST]:
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]
+    out: list[ast.AST] = [*getattr(node, "decorator_list", []), *args.defaults]
+    out += [d for d in args.kw_defaults if d is not None] + [a.annotation for a in every if a.annotation]
+    returns = getattr(node, "returns", None)
+    return out + ([returns] if returns is not None else [])
 
 
 def _named(node: ast.AST, name: str) -> bool:

@@ -76,6 +76,9 @@ LATER = {
         'k = "other"\nCFG[k] = 3',
         'for CFG["timeout"] in [5]:\n    pass',
         'if len(CFG) > 1:\n    CFG["timeout"] = 2',
+        'class _D:\n    CFG["timeout"] = 2',  # att52 #2b: a class body runs at once
+        "def _r(k=CFG.update(timeout=2)):\n    pass",  # att52 #2c: a default runs where the def is
+        'def _h():\n    CFG["timeout"] = 2',  # a body that does not run: the edit stays
     ],
     "list": [
         'FLAGS[:] = ["a"]',
@@ -95,6 +98,7 @@ LATER = {
         "FLAGS.clear()",
         'x = FLAGS.count("a")',
         'if FLAGS:\n    FLAGS[:] = ["a"]',
+        "@(FLAGS.clear() or (lambda f: f))\ndef _g():\n    pass",  # a decorator runs where the def is
     ],
     "set": [
         'S.add("c")',
@@ -109,6 +113,8 @@ LATER = {
         "S.clear()",
         'x = S.union({"z"})',
         'if S:\n    S.add("c")',
+        'class _E:\n    S.add("c")',
+        'f = lambda s=S.discard("c"): s',
     ],
 }
 # later statements radpatch cannot prove harmless from the text, and refuses: a key it cannot
@@ -122,6 +128,8 @@ MAY = {
     "FLAGS.pop()",
 }
 MAY |= {'S.intersection_update({"a", "b", "c"})', 'FLAGS.remove("a")'}
+# a store under a test, refused whether or not the test holds once an earlier statement ran (flow is not read)
+MAY |= {'if len(CFG) > 1:\n    CFG["timeout"] = 2', 'if FLAGS:\n    FLAGS[:] = ["a"]', 'if S:\n    S.add("c")'}
 SCOPES = ("<module>", "K")
 
 
