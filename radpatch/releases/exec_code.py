@@ -117,11 +117,30 @@ def _call_stores(node: ast.Call) -> Iterator[str]:
         yield from stored(text) if text is not None else (ANY,)
 
 
-def unread_sites(tree: ast.Module) -> list[tuple[ast.Call, str]]:
+def unread_sites(tree: ast.Module) -> list[tuple[ast.expr, str]]:
     """Each `exec`/`eval` of code that is no literal in `tree`, with the code a `vouched_exec:` item
-    names it by: its statement (the call itself where it sits in a compound statement's header)."""
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and runs_code(n) and code_of(n) is None]
-    if not calls:
+    names it by: its statement (the call itself where it sits in a compound statement's header). Also
+    each way `exec`/`eval` leaves radpatch's sight (att52 #3c): the name read other than as a call's
+    function (`_run = exec`), through an alias of `builtins` (`b.exec`), or by name (`getattr(builtins,
+    "exec")`, `__builtins__["exec"]`): code it runs later may store anything."""
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and runs_code(n)}
+    aliases = {"builtins"} | {
+        a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.name == "builtins"
+    }
+    sites: list[ast.expr] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and runs_code(n) and code_of(n) is None:
+            sites.append(n)
+        elif id(n) in called:
+            continue
+        elif isinstance(n, ast.Name) and n.id in _RUNNERS and isinstance(n.ctx, ast.Load):
+            sites.append(n)
+        elif isinstance(n, ast.Attribute) and n.attr in _RUNNERS and isinstance(n.value, ast.Name):
+            if n.value.id in aliases:
+                sites.append(n)
+        elif isinstance(n, ast.Constant) and n.value in _RUNNERS and _names_runner(n, tree, aliases):
+            sites.append(n)
+    if not sites:
         return []
     owner: dict[int, ast.stmt] = {}
     for node in ast.walk(tree):
@@ -129,10 +148,27 @@ def unread_sites(tree: ast.Module) -> list[tuple[ast.Call, str]]:
             for child in ast.walk(node):  # the innermost statement is walked last: it wins
                 owner[id(child)] = node
     out = []
-    for call in calls:
-        stmt = owner.get(id(call))
-        out.append((call, ast.unparse(stmt if stmt is not None and not hasattr(stmt, "body") else call)))
+    for site in sites:
+        stmt = owner.get(id(site))
+        out.append((site, ast.unparse(stmt if stmt is not None and not hasattr(stmt, "body") else site)))
     return out
+
+
+_RUNNERS = frozenset({"exec", "eval"})
+
+
+def _names_runner(const: ast.Constant, tree: ast.Module, aliases: set[str]) -> bool:
+    """The string "exec"/"eval" names the builtin: getattr's name on `builtins` (or an alias of it, or
+    `__builtins__`), or a key of `__builtins__` (`__builtins__["exec"]`); not `getattr(model, "eval")`."""
+    holders = aliases | {"__builtins__"}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" and len(n.args) > 1:
+            if n.args[1] is const and isinstance(n.args[0], ast.Name) and n.args[0].id in holders:
+                return True
+        if isinstance(n, ast.Subscript) and n.slice is const and isinstance(n.value, ast.Name):
+            if n.value.id == "__builtins__":
+                return True
+    return False
 
 
 def same_statement(a: str, b: str) -> bool:

@@ -36,7 +36,7 @@ from radpatch.releases.wheel_records import Release
 from radpatch.releases.wheels import Releases
 
 ANY = "*"  # a module that may store any name: a setattr-like call with no string constant, or no tree here
-FORMAT = 3  # the index's layout and rules; another value is built again (3: literal exec code parsed, exec51)
+FORMAT = 4  # the index's layout and rules; another value is built again (3: literal exec code, 4: exec out of sight)
 SETTERS = ("setattr", "delattr", "__setattr__", "__delattr__")
 
 
@@ -59,6 +59,8 @@ def words(source: bytes) -> list[str]:
             elif exec_code.runs_code(node):  # literal code: the names it may store (exec_code); other: ANY
                 text = exec_code.code_of(node)
                 out |= set(exec_code.stored(text)) if text is not None else {ANY}
+    if ANY not in out and any(not isinstance(site, ast.Call) for site, _ in exec_code.unread_sites(tree)):
+        out.add(ANY)  # exec/eval out of sight (`_run = exec`): what it runs later may store anything
     return sorted(out)
 
 

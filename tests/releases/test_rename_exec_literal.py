@@ -120,3 +120,32 @@ def test_literal_code_run_by_exec_is_read_as_code(
         line = next(i for i, t in enumerate(str(second[rel]).splitlines(), 1) if "# RUN" in t)
         assert "is not followed as a rename" in error and f"{rel}:{line}" in error, error
         assert "vouched_exec" not in error, error  # literal code is read, never vouched for
+
+
+# att52 #3c: exec or eval taken out of radpatch's sight, then run: the code it runs is not read where it
+# is called, so the rename is never followed (the refusal names the line; the author may vouch for it)
+ESCAPES = {
+    "held in a name": "_run = exec\n_run('core.size = len')",
+    "builtins under an alias": "import builtins as b\nb.exec('core.size = len')",
+    "getattr by name": "import builtins\ngetattr(builtins, 'exec')('core.size = len')",
+    "passed on": "def call(f, code):\n    f(code)\n\n\ncall(exec, 'core.size = len')",
+    "held, storing nothing": "_run = eval\n_run('1 + 2')",
+}
+ESCAPE_CASES = sample([(e, w) for e in ESCAPES for w in WHERE if w == "another module"])
+
+
+@pytest.mark.parametrize(("escape", "where"), ESCAPE_CASES, ids=["-".join(c) for c in ESCAPE_CASES])
+def test_exec_out_of_sight_is_never_followed(
+    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, escape: str, where: str
+) -> None:
+    second = _release("nothing stored", where, "small package")
+    rel = WHERE[where]
+    second[rel] = f"{HEADS[rel]}{ESCAPES[escape]}  # RUN\n"
+    intact = _intact(tmp_path / "oracle", second)
+    loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
+    reg = write_registry("cap", ENTRY)
+    told = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0", "--json").out)
+    error = told["results"][0]["error"] or ""
+    followed = "not followed" not in error and "moved: size is now rptoy.planning.size_of" in error
+    assert not followed, error  # the oracle (`intact`) may say the run left it: radpatch cannot read that
+    assert "vouched_exec" in error and f"{rel}:" in error, (intact, error)
