@@ -87,6 +87,9 @@ def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str)
         if isinstance(node, ast.Attribute) and _named(node.value, name) and not isinstance(node.ctx, ast.Load):
             if node.attr == attr and id(node) not in aug:
                 out.append(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, name):
+            if _setter(node.func.attr) == _setter("set" + attr):  # `T.setDaemon(True)`, `T.set_daemon(...)`
+                out.append(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
             if node.args and _named(node.args[0], name):
                 said = node.args[1] if len(node.args) > 1 else None
@@ -186,3 +189,8 @@ def _added(call: ast.Call, method: str) -> list[ast.expr] | None:
         elts = args[0].elts
         return None if any(isinstance(e, ast.Starred) for e in elts) else list(elts)
     return None
+
+
+def _setter(method: str) -> str:
+    """A method's name as a setter's is compared: `setDaemon`, `set_daemon` and `setdaemon` alike."""
+    return method.replace("_", "").lower()

@@ -24,7 +24,11 @@ from tests.lib.blocks import indent
 from tests.lib.generated import sample
 from tests.lib.rewrites import patch_of
 
-BOX = "class Box:\n    def __init__(self, **kw):\n        self.__dict__.update(kw)\n\n\n"
+BOX = (
+    "class Box:\n    def __init__(self, **kw):\n        self.__dict__.update(kw)\n\n"
+    "    def setTimeout(self, v):\n        self.timeout = v\n\n"  # a setter method (att52 #2d: `T.setDaemon(True)`)
+    "    def set_other(self, v):\n        self.other = v\n\n\n"
+)
 CALLS = {
     "object": ("Box", "B = Box(timeout=1, other=0)\n", "B"),
     "dict": ("dict", "CFG = dict(timeout=1, other=0)\n", "CFG"),
@@ -40,6 +44,8 @@ LATER = {
         'k = "other"\nsetattr(B, k, 3)',
         "x = B.timeout",
         "if B:\n    B.timeout = 2",
+        "B.setTimeout(5)",
+        "B.set_other(5)",
     ],
     "dict": [
         'CFG["timeout"] = 2',
