@@ -14,20 +14,9 @@ from typing import Any
 
 import yaml
 
-from tests.lib.toy_releases import DIST, GOOD
+from tests.lib.toy_releases import DIST, GOOD, RENAME_ENTRY, RENAMED
 
-ENTRY = f"""\
-summary: s
-description: d
-distribution: {DIST}
-supported: ">=1.0"
-modules:
-  planner: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
-RENAMED = GOOD.replace("def size(", "def size_of(")
+ENTRY = RENAME_ENTRY
 HOOK = "def run(code, consts=None):\n    namespace = {{}}\n    {call}  # noqa: S102\n    return namespace\n"
 
 

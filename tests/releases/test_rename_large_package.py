@@ -16,28 +16,15 @@ definition; the rename is followed exactly where it is."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST, GOOD
+from tests.lib.toy_releases import DIST, GOOD, RENAME_ENTRY, RENAMED, renamed_intact
 
-ENTRY = f"""\
-summary: s
-description: d
-distribution: {DIST}
-supported: ">=1.0"
-modules:
-  planner: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
-RENAMED = GOOD.replace("def size(", "def size_of(")
+ENTRY = RENAME_ENTRY
 FILLERS = 650  # more than package_files.MAX_FILES (600)
 STORES = {
     "no store": "",
@@ -72,29 +59,12 @@ def _release(store: str, where: str) -> dict[str, str | bytes]:
     return files
 
 
-def _intact(tmp: Path, files: dict[str, str | bytes]) -> bool:
-    """Python imports every module of the release: is `rptoy.core.size` still the renamed definition?"""
-    for rel, text in files.items():
-        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
-    names = sorted(r[: -len(".py")].replace("/", ".").removesuffix(".__init__") for r in files)
-    code = (
-        f"import importlib, sys; sys.path.insert(0, {str(tmp)!r})\n"
-        f"for n in {names!r}: importlib.import_module(n)\n"
-        "import rptoy.core as c, rptoy.planning as p\n"
-        "f = getattr(c, 'size', None)\n"
-        "print(f is p.size_of and getattr(f, '__name__', '') == 'size_of' and f([1, 2, 3]) == 3)\n"
-    )
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
-    return done.stdout.strip() == "True"
-
-
 @pytest.mark.parametrize(("store", "where"), CASES, ids=["-".join(c) for c in CASES])
 def test_a_rename_in_a_large_package_reads_the_modules_that_may_store_it(
     loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, store: str, where: str
 ) -> None:
     second = _release(store, where)
-    intact = _intact(tmp_path / "oracle", second)
+    intact = renamed_intact(tmp_path / "oracle", second)
     loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
     reg = write_registry("cap", ENTRY)
     told = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0", "--json").out)

@@ -11,19 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.lib.toy_releases import DIST, GOOD
+from tests.lib.toy_releases import DIST, GOOD, RENAME_ENTRY
 
-ENTRY = f"""\
-summary: s
-description: d
-distribution: {DIST}
-supported: ">=1.0"
-modules:
-  planner: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
+ENTRY = RENAME_ENTRY
 FILLERS = 650  # more than package_files.MAX_FILES (600): the store index picks the modules read
 
 
