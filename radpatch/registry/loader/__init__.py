@@ -7,6 +7,7 @@ and aliases are followed under a node budget so an alias bomb costs a bounded am
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,6 +67,23 @@ def load_bytes(file: Path, data: bytes) -> Patch:
     return patch
 
 
+def revision_digest(data: bytes, payloads: dict[str, bytes]) -> str:
+    """The entry's revision: the sha256 of its YAML, and of each payload with the path the entry
+    names it by and its length (att53 #2: bytes moved from one payload to the next, or from the YAML
+    to a payload, made the same revision when they were hashed one after the other). An entry with
+    no payload keeps the sha256 of its YAML alone, as records before this framing have it."""
+    if not payloads:
+        return hashlib.sha256(data).hexdigest()
+    digest = hashlib.sha256(b"radpatch-entry-2\0")
+    for part in (
+        data,
+        *(x for rel in sorted(payloads) for x in (rel.encode("utf-8", "surrogateescape"), payloads[rel])),
+    ):
+        digest.update(len(part).to_bytes(8, "big"))
+        digest.update(part)
+    return digest.hexdigest()
+
+
 def _load(ctx: Problems, data: bytes) -> Patch:
     root = compose(ctx, data)
     top = mapping(ctx, root, "", set(), TOP_REQUIRED | TOP_OPTIONAL)
@@ -98,9 +116,9 @@ def _load(ctx: Problems, data: bytes) -> Patch:
     read("rewrites", lambda n, p: top_keys.rewrites(ctx, loader, n, p, names))
     if ctx.problems:
         raise Invalid()
-    digest = hashlib.sha256(data)
-    for path in sorted(loader.payloads):
-        digest.update(loader.payloads[path])
+    digest = revision_digest(
+        data, {os.path.relpath(f, ctx.file.parent.resolve()): b for f, b in loader.payloads.items()}
+    )
     return Patch(
         name=ctx.file.stem,
         summary=str(fields["summary"]),
@@ -115,7 +133,7 @@ def _load(ctx: Problems, data: bytes) -> Patch:
         modules=fields["modules"],  # type: ignore[arg-type]
         rewrites=fields["rewrites"],  # type: ignore[arg-type]
         source=ctx.file,
-        digest=digest.hexdigest(),
+        digest=digest,
         supported_text=string(ctx, top["supported"], "supported").strip(),
         requires=fields.get("requires", ()),  # type: ignore[arg-type]
         upstream=fields.get("upstream", ()),  # type: ignore[arg-type]
