@@ -126,6 +126,9 @@ def to_json(
         "registry_digest": None if s.patch.from_record else s.patch.digest,
         "applied_registry_digest": s.record.registry_digest if s.record else None,
         "pending": s.pending,
+        # what `status --check NAME` says of this patch's own state: applied (or obsolete), recorded, no
+        # run pending, and every patched file the one the target interpreter imports (overlaps aside)
+        "passes_check": not failing([s], shadowed),
         # the entries it is applied after (`requires:`; for an entry no registry given has, as recorded)
         "requires": list(s.patch.requires or (s.record.requires if s.record else ())),
         "required_by": (dependents or {}).get(s.patch.name, []),  # the entries applied after it

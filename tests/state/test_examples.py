@@ -278,3 +278,5 @@ def test_a_shadowing_checkout_fails_status_check(stk: Stk, tmp_path: Path, monke
     assert str(checkout / "stk" / "core.py") in r.err and "shadows the install" in r.err, r.err
     (st,) = json.loads(stk.ok("status", "--json", "low").out)
     assert [f["imported_from"] for f in st["files"]] == [str(checkout / "stk" / "core.py")], st
+    # the state stays `applied` (radpatch's files are as it wrote them); the check's verdict is in the JSON too
+    assert st["state"] == "applied" and st["passes_check"] is False, st

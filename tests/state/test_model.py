@@ -448,6 +448,8 @@ class StateMachine(RuleBasedStateMachine):
         assert seen == want, f"status {seen}, model {want}\n{self.log}"
         checked = {p: self.radpatch("status", "--check", p)[0] for p in PATCHES}
         assert checked == {p: 0 if want[p] == "applied" else 3 for p in PATCHES}, f"--check {checked}\n{self.log}"
+        passes = {s["patch"]: s["passes_check"] for s in json.loads(out)}
+        assert passes == {p: checked[p] == 0 for p in PATCHES}, f"passes_check {passes}\n{self.log}"
         at_start = self.engine_start()
         assert {p: at_start[p][0] for p in PATCHES} == want, f"engine start {at_start}, model {want}\n{self.log}"
         for p in PATCHES:
