@@ -141,12 +141,25 @@ def _binds(name: str, chain: list[ast.AST]) -> list[str]:
         if i and isinstance(scope, ast.ClassDef):
             continue  # a class body's names are not seen from the defs inside it
         declared = {n for node, _ in _region(scope) if isinstance(node, ast.Global | ast.Nonlocal) for n in node.names}
-        if name in declared:
-            return _binds(name, chain[-1:]) if _global(scope, name) else _binds(name, chain[i + 1 :])
-        got = [text for bound, text in _bound(scope) if bound == name]
+        if name in declared and scope is not chain[-1]:  # `global`/`nonlocal`: read where it points
+            outer = [s for s in chain[i + 1 :] if not isinstance(s, ast.ClassDef)]
+            return _binds(name, chain[-1:] if _global(scope, name) else outer)
+        got = [text for bound, text in _bound(scope) if bound == name] + _rebound_inside(scope, name)
         if got:
             return got
     return []
+
+
+def _rebound_inside(scope: ast.AST, name: str) -> list[str]:
+    """The statements of defs inside `scope` that bind its `name` there: `global name` (the module's)
+    or `nonlocal name` (an enclosing def's)."""
+    said = ast.Global if isinstance(scope, ast.Module) else ast.Nonlocal
+    out: list[str] = []
+    for d in ast.walk(scope):
+        if d is not scope and isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
+            if any(isinstance(n, said) and name in n.names for n, _ in _region(d)):
+                out += [text for bound, text in _bound(d) if bound == name and not text.startswith("parameter ")]
+    return out
 
 
 def _global(scope: ast.AST, name: str) -> bool:
