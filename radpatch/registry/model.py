@@ -65,7 +65,7 @@ class VouchedExec:
     file: str
     code: str
     location: str = ""  # file:line:col of the item in its registry file, for messages
-    scope: str = "<module>"
+    scope: str = ""  # "": not given (an item written before items named their place): it vouches for nothing
     occurrence: int = 1
     binds: tuple[str, ...] = ()
 

@@ -88,6 +88,8 @@ def _differs(site: Site, v: VouchedExec) -> str:
     if v.file != site.file or not _same(v.code, site.code):
         return f"`{site.code}` is not the vouched `{v.code}` in {v.file}"
     where = "at module level" if site.scope == MODULE else f"in {site.scope}"
+    if not v.scope:
+        return f"the item names no place (scope:, binds:): the call is {where}; read it, then replace the item"
     if v.scope != site.scope:
         was = "at module level" if v.scope == MODULE else f"in {v.scope}"
         return f"the call is {where}; the item vouches for it {was}: read it again there"

@@ -38,7 +38,7 @@ def to_json(v: VouchedExec) -> dict[str, object]:
 
 def said(v: VouchedExec) -> str:
     """The item in words: its file, scope, statement (and which occurrence)."""
-    where = "module level" if v.scope == exec_sites.MODULE else v.scope
+    where = "module level" if v.scope == exec_sites.MODULE else v.scope or "no scope given"
     nth = f" ({exec_sites.ordinal(v.occurrence)})" if v.occurrence != 1 else ""
     return f"{v.file} ({where}): `{v.code}`{nth}"
 

@@ -75,8 +75,22 @@ def test_a_bad_vouched_exec_item_is_a_registry_error_at_its_line(write_registry:
         '[{file: rptoy/hook.py, code: "exec("}]': "vouched_exec[0].code: not Python code",
         "[{file: rptoy/hook.py}]": "vouched_exec[0]: missing required key 'code'",
         "rptoy/hook.py": "vouched_exec: expected a list",
+        '[{file: rptoy/hook.py, scope: "a b", code: "exec(code)"}]': "vouched_exec[0].scope: 'a b' is not a dotted",
+        '[{file: rptoy/hook.py, code: "exec(code)", occurrence: 0}]': "vouched_exec[0].occurrence: '0' is not an",
+        '[{file: rptoy/hook.py, code: "exec(code)", binds: x}]': "vouched_exec[0].binds: expected a",
     }
     for value, said in bad.items():
         reg = write_registry("cap", ENTRY + f"vouched_exec: {value}\n")
         got = radpatch("--registry", str(reg), "show", "cap")
         assert got.code != 0 and f"cap.yaml:{ENTRY.count(chr(10)) + 1}:" in got.err and said in got.err, got.err
+
+
+def test_an_item_naming_no_place_vouches_for_nothing_and_says_so(
+    loopback: Any, write_registry: Any, radpatch: Any
+) -> None:
+    loopback(DIST, {"2.0": _release("exec(code, namespace)")})
+    old = 'vouched_exec: [{file: rptoy/hook.py, code: "exec(code, namespace)"}]\n'  # as exec51 printed it
+    error, told = _error(radpatch, write_registry("cap", ENTRY + old), "2.0")
+    assert "rptoy/hook.py:3 `exec(code, namespace)` (the item names no place" in error, error
+    assert 'list: {file: rptoy/hook.py, scope: "run", code: "exec(code, namespace)", binds: [' in error, error
+    assert told["results"][0]["stale_vouched_exec"][0]["item"] == 0, told

@@ -1,6 +1,7 @@
 """The `vouched_exec:` key of a registry entry (issue 23, exec51, att52 #3): each item names an
 `exec`/`eval` call radpatch cannot read by its place, as verify's refusal prints it: `file` (its path
-in the wheel), `scope` (the enclosing def/class, dotted; default `<module>`), `code` (its statement),
+in the wheel), `scope` (the enclosing def/class, dotted, or `<module>`; an item without it, written
+before items named their place, vouches for no call and says so), `code` (its statement),
 `occurrence` (which identical statement of the scope, default 1) and `binds` (the statements binding
 the names the call passes, default none). radpatch.releases.exec_sites reads a release's calls alike."""
 
@@ -33,7 +34,7 @@ def vouched_exec(ctx: Problems, node: yaml.Node, path: str) -> tuple[VouchedExec
         if keys is None:
             continue
         file, code = get(string, ctx, keys["file"], f"{at}.file"), get(string, ctx, keys["code"], f"{at}.code")
-        scope: str | None = get(string, ctx, keys["scope"], f"{at}.scope") if "scope" in keys else "<module>"
+        scope: str | None = get(string, ctx, keys["scope"], f"{at}.scope") if "scope" in keys else ""
         scope = scope.strip() if scope is not None else None
         nth = get(_occurrence, ctx, keys["occurrence"], f"{at}.occurrence") if "occurrence" in keys else 1
         binds = get(_binds, ctx, keys["binds"], f"{at}.binds") if "binds" in keys else ()
@@ -41,7 +42,8 @@ def vouched_exec(ctx: Problems, node: yaml.Node, path: str) -> tuple[VouchedExec
             get.fail(ctx.fail(keys["file"], f"{at}.file", why))
         if code is not None and (why := _exec_statement(code)):
             get.fail(ctx.fail(keys["code"], f"{at}.code", why))
-        if scope is not None and scope != "<module>" and not all(p.isidentifier() for p in scope.split(".")):
+        dotted = scope is not None and all(p.isidentifier() for p in scope.split("."))
+        if scope is not None and "scope" in keys and scope != "<module>" and not dotted:
             get.fail(ctx.fail(keys["scope"], f"{at}.scope", f"{scope!r} is not a dotted def/class name or <module>"))
             scope = None
         if file is None or code is None or scope is None or nth is None or binds is None:
