@@ -12,7 +12,7 @@ from radpatch.prove.overlaps import applied
 from radpatch.registry import series
 from radpatch.registry.loader.links import github_ref
 from radpatch.registry.model import Patch
-from radpatch.releases import overlap_report
+from radpatch.releases import overlap_report, vouched_exec
 from radpatch.releases.summaries import (
     not_in_effect_releases,
     not_in_effect_words,
@@ -80,7 +80,8 @@ def run_show(ctx: Context, name: str) -> int:
     if p.vouched_exec:
         click.echo("  assumes (vouched_exec: code run there stores no name a rename it follows keeps):")
         for v in p.vouched_exec:
-            click.echo(f"    {v.file}: `{v.code}`")
+            binds = "; ".join(f"`{b}`" for b in v.binds)
+            click.echo(f"    {vouched_exec.said(v)}" + (f", its names bound by {binds}" if binds else ""))
     if p.knobs:
         click.echo("  knobs (environment variables read at run time):")
         for k in p.knobs:

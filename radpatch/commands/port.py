@@ -33,6 +33,8 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
         click.echo(f"{patch.name} ({patch.source}):")
         for c in p.cells:
             click.echo(f"  {c.version}: {c.kind}" + (f": {c.detail}" if c.detail else ""))
+            for said in c.stale:  # a `vouched_exec:` item matching nothing there
+                click.echo(f"  {c.version}: {said}")
         if p.after is None:
             click.echo(f"  left alone: {p.why}")
             if not p.settled:  # a release does not prove, or the edit is one to make by hand

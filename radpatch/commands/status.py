@@ -135,7 +135,10 @@ def to_json(
         # verify has seen the releases from `from` (<= the installed one) contain the change, or null
         "obsolete_upstream": obsolete_upstream_json(s),
         # exec/eval calls the entry vouches store no renamed name (`vouched_exec:`): what a followed rename assumed
-        "vouched_exec": [{"file": v.file, "code": v.code} for v in s.patch.vouched_exec],
+        "vouched_exec": [
+            {"file": v.file, "scope": v.scope, "code": v.code, "occurrence": v.occurrence, "binds": list(v.binds)}
+            for v in s.patch.vouched_exec
+        ],
         "files": [
             {
                 "module": f.module,

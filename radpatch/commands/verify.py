@@ -23,7 +23,7 @@ from radpatch.prove.refusal import Cause
 from radpatch.prove.unchecked import NEEDS
 from radpatch.registry import series
 from radpatch.registry.model import Patch
-from radpatch.releases import matrix, matrix_table, overlap_report
+from radpatch.releases import matrix, matrix_table, overlap_report, vouched_exec
 from radpatch.releases.base_search import BASES, MOST
 from radpatch.releases.results import CHECKS, ReleaseResult, Report, first_failed
 from radpatch.releases.verify import parse_spec, verify
@@ -220,15 +220,15 @@ def render(report: Report) -> str:
     ]
     if report.requires:
         lines.append(f"proven on what the entries it requires leave, applied first: {', '.join(report.requires)}")
-    lines += [
-        f"assumes: {v.file}: `{v.code}` stores no name a rename it follows keeps (vouched_exec)" for v in p.vouched_exec
-    ]
+    assumes = "stores no name a rename it follows keeps (vouched_exec)"
+    lines += [f"assumes: {vouched_exec.said(v)} {assumes}" for v in p.vouched_exec]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
     for r in report.results:
         if r.error or r.note:
             lines.append(f"{r.version}: " + (r.error or r.note).replace("\n", "\n    "))
         lines += [f"{r.version}: not checked: {NEEDS} ({what})" for what in r.not_checked]
         lines += [f"{r.version}: module {words}" for words in r.chosen]
+        lines += [f"{r.version}: {vouched_exec.stale_words(p.vouched_exec, r.version, i, why)}" for i, why in r.stale]
     if report.python_given or any(r.not_checked for r in report.results):
         lines.append(f"judged for {report.python_words}; `apply` checks what is not checked here on the install")
     lines.append(f"{sum(r.ok for r in report.claimed)} of {len(report.claimed)} releases in the declared range pass.")

@@ -157,14 +157,18 @@ def build() -> dict[str, Any]:
                 "type": "object",
                 "properties": {
                     "file": {"type": "string", "pattern": "^[^/\\\\].*\\.py$"},
+                    "scope": {"type": "string"},
                     "code": {"type": "string"},
+                    "occurrence": {"type": "integer", "minimum": 1},
+                    "binds": {"type": "array", "items": {"type": "string"}},
                 },
                 "required": ["file", "code"],
                 "additionalProperties": False,
             },
             "description": "optional: exec/eval calls of code radpatch cannot read (not a string literal) that you "
-            "vouch store none of the names a rename verify follows may be rebound by: each `{file, code}`, "
-            "the call's module in the wheel and its statement, as the refusal names them",
+            "vouch store none of the names a rename verify follows may be rebound by: each `{file, scope, code, "
+            "occurrence, binds}`, the call's module in the wheel, its def/class, its statement, which identical "
+            "statement of the scope and the statements binding the names it passes, as the refusal names them",
         },
     }
     assert top.keys() == loader.TOP_REQUIRED | loader.TOP_OPTIONAL

@@ -56,12 +56,18 @@ class Knob:
 class VouchedExec:
     """A `vouched_exec:` item: an `exec`/`eval` of code radpatch cannot read (not a literal) that the
     entry's author vouches stores none of the names a rename followed for the entry may be rebound by.
-    Anchored by `file` (its path in the wheel) and `code`, the call's statement, compared as syntax
-    trees (formatting and comments aside): a changed statement is no longer vouched for."""
+    Anchored by `file` (its path in the wheel), `scope` (the enclosing def/class, dotted, or
+    "<module>"), `code` (the call's statement, compared as a syntax tree: formatting and comments
+    aside), `occurrence` (which of the identical statements in that scope, 1 for the first) and `binds`
+    (the statements binding the names the call passes, as radpatch.releases.exec_sites renders them):
+    anything of these changed, the call is no longer vouched for (issue 23, att52 #3a, #3b)."""
 
     file: str
     code: str
     location: str = ""  # file:line:col of the item in its registry file, for messages
+    scope: str = ""  # "": not given (an item written before items named their place): it vouches for nothing
+    occurrence: int = 1
+    binds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from packaging.version import Version
 from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
-from radpatch.releases import modules, nearest_code, renamed, renamed_port, renamed_release
+from radpatch.releases import modules, nearest_code, renamed, renamed_port, renamed_release, vouched_exec
 from radpatch.releases import moved as search
 from radpatch.releases.proof import NO_BASE
 from radpatch.releases.resolved import gaps, stacked
@@ -62,6 +62,7 @@ class Cell:
     # picks by its code (port extends that choice's range)
     uncovered: tuple[tuple[str, str], ...] = ()
     alias: renamed.Renamed | None = None  # moved: the scope renamed, its old name bound to it (port follows it)
+    stale: tuple[str, ...] = ()  # the entry's `vouched_exec:` items that match nothing there, in words
 
     @property
     def short(self) -> str:
@@ -141,6 +142,15 @@ def rows(
 
 
 def cell(
+    patch: Patch, r: ReleaseResult, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()
+) -> Cell:
+    """The cell of one release (_cell), with the `vouched_exec:` items that match nothing there (stale)."""
+    got = _cell(patch, r, releases, anywhere, requires)
+    said = tuple(vouched_exec.stale_words(patch.vouched_exec, r.version, i, why) for i, why in r.stale)
+    return dataclasses.replace(got, stale=said) if said else got
+
+
+def _cell(
     patch: Patch, r: ReleaseResult, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()
 ) -> Cell:
     """The cell of one release; `anywhere`: classify releases outside the range as if inside (port).

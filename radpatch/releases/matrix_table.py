@@ -24,6 +24,7 @@ def render(rows_: list[Row]) -> str:
         or (c.kind == PASS and c.uncovered)
         or (c.kind == OUT and (c.also or c.not_in_effect or c.requirement))
     ]
+    notes += [f"{row.patch.name} {s}" for row in rows_ for c in row.cells for s in c.stale]
     several = any(c.kind == OUT and c.also for row in rows_ for c in row.cells)
     notes += [f"{row.patch.name}: not verified: {row.error.message}" for row in rows_ if row.error is not None]
     if notes:

@@ -15,8 +15,8 @@ as vLLM's), only those radpatch.releases.store_index says may hold such a store 
 even those cannot be told or read, no rename is followed and the cell says so. What another module does
 through a computed `setattr` on an object this cannot name is not read there. An `exec` or `eval` there
 of a string literal is read as code (radpatch.releases.exec_code: it refuses where that code may store the
-name); of other code it refuses, naming every such call, unless the entry vouches for the call's
-statement (`vouched_exec:`, radpatch.releases.vouched_exec; exec51)."""
+name); of other code it refuses, naming every such call, unless the entry vouches for the call where it
+stands, as the names it passes are bound (`vouched_exec:`, radpatch.releases.exec_sites; exec51, att52 #3)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from radpatch.errors import RadpatchError
 from radpatch.registry.model import Patch, VouchedExec
 from radpatch.releases import (
     exec_code,
+    exec_sites,
     imported_from,
     package_files,
     renamed,
@@ -196,7 +197,7 @@ def _elsewhere(
     method = "." in found.name  # a method: the in-class rules read its module
     own = {relpath_of(found.module)} if method else {relpath_of(found.binder)}  # where the in-module rules read
     homes = (found.binder, found.module)
-    unread: list[tuple[str, int, str]] = []  # exec/eval of code that is no literal, not vouched for
+    unread: list[tuple[exec_sites.Site, str]] = []  # exec/eval of code that is no literal, not vouched for
     mine = {r for r in own if r is not None}  # there only the code exec runs (it may store into any namespace)
     for other in sorted(listed | mine):
         tree = renamed.parse_or_none(read(other))
@@ -211,9 +212,9 @@ def _elsewhere(
             hit = hit or next((h for a in named if (h := _store(node, a, holders))), "")
             if hit:
                 return f"{head}: {other}:{getattr(node, 'lineno', 0)} {hit} (another module of the package)"
-        for call, code in exec_code.unread_sites(tree):
-            if not any(v.file == other and exec_code.same_statement(v.code, code) for v in vouched):
-                unread.append((other, call.lineno, code))
+        for site in exec_sites.sites(other, tree):  # vouched for where it stands, as its names are bound
+            if not exec_sites.covered(site, vouched):
+                unread.append((site, exec_sites.changed(site, vouched)))
     return vouched_exec.refusal(head, unread, [*anywhere, *named], bool(vouched)) if unread else None
 
 

@@ -11,7 +11,7 @@ from packaging.version import Version
 
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import Patch
-from radpatch.releases import proof
+from radpatch.releases import proof, vouched_exec
 from radpatch.releases.proof_job import Checks
 from radpatch.releases.wheel_records import Fetch
 
@@ -52,6 +52,8 @@ class ReleaseResult:
     # how a module was picked where the `versions:` table does not decide (its choices overlap there, or
     # a pre-release): apply's own choice by the modules' code (install.locate.pick), in words
     chosen: tuple[str, ...] = ()
+    # (index, why) of each `vouched_exec:` item that matches no call in the release (stale: att52 #3)
+    stale: tuple[tuple[int, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -74,6 +76,7 @@ class ReleaseResult:
             "note": self.note or None,
             "not_checked": list(self.not_checked),
             "chosen": list(self.chosen),
+            "stale_vouched_exec": [{"item": i, "why": why} for i, why in self.stale],
         }
 
 
@@ -125,7 +128,7 @@ class Report:
             "registry_digest": self.patch.digest,
             "requires": list(self.requires),
             # exec/eval calls the entry vouches store no renamed name: what a rename it followed assumed
-            "vouched_exec": [{"file": v.file, "code": v.code} for v in self.patch.vouched_exec],
+            "vouched_exec": [vouched_exec.to_json(v) for v in self.patch.vouched_exec],
             "results": [r.to_json() for r in self.results],
             "widen": [str(v) for v in self.widen],
             "obsolete": [str(r.version) for r in self.results if r.obsolete],

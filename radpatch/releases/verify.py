@@ -30,6 +30,7 @@ from packaging.version import Version
 from radpatch.errors import UsageError
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch
+from radpatch.releases import vouched_exec
 from radpatch.releases.progress import Progress
 from radpatch.releases.results import ReleaseResult, Report
 from radpatch.releases.summaries import remember
@@ -119,7 +120,7 @@ def verify_entry(
                 break
             results.update({r.version: r for r in verifier.run([v])})
     widen = tuple(sorted(v for side in (below, above) for v in _passing_prefix(side, results)))
-    ordered = tuple(results[v] for v in sorted(results))
+    ordered = vouched_exec.marked(patch, [results[v] for v in sorted(results)], releases)  # stale items said
     stacked = tuple(p.name for p in requires)
     bases_read = tuple(sorted(v for v in verifier.looked if v not in results))
     report = Report(

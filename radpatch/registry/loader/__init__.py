@@ -15,7 +15,7 @@ import yaml
 
 from radpatch.errors import RegistryError
 from radpatch.files import read_regular
-from radpatch.registry.loader import top_keys
+from radpatch.registry.loader import top_keys, vouched
 from radpatch.registry.loader.nodes import MAX_BYTES, Invalid, Problems, TooBig, mapping, specifier, string
 from radpatch.registry.loader.operations import EntryReader
 from radpatch.registry.model import Patch
@@ -109,7 +109,7 @@ def _load(ctx: Problems, data: bytes) -> Patch:
     read("knobs", lambda n, p: top_keys.knobs(ctx, n, p))
     read("requires", lambda n, p: top_keys.requires(ctx, n, p))
     read("upstream", lambda n, p: top_keys.upstream(ctx, n, p))
-    read("vouched_exec", lambda n, p: top_keys.vouched_exec(ctx, n, p))
+    read("vouched_exec", lambda n, p: vouched.vouched_exec(ctx, n, p))
     read("modules", lambda n, p: top_keys.modules(ctx, loader, n, p))
     modules = fields.get("modules")
     names = {t.name for t in modules} if isinstance(modules, tuple) else set()

@@ -4,7 +4,6 @@ upstream, the one-line summary, the choices, knobs, modules and rewrites.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 
 import yaml
@@ -29,7 +28,6 @@ from radpatch.registry.model import (
     Knob,
     NamedModule,
     Rewrite,
-    VouchedExec,
 )
 
 
@@ -107,63 +105,6 @@ def upstream(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     """`upstream: [URL, ...]`: the upstream PRs or issues whose release makes the entry obsolete."""
 
     return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", links.problem, links.same)
-
-
-_VOUCH_EXAMPLE = '[{file: vllm/compilation/codegen.py, code: "exec(code, namespace)"}]'
-
-
-def vouched_exec(ctx: Problems, node: yaml.Node, path: str) -> tuple[VouchedExec, ...]:
-    """`vouched_exec: [{file, code}, ...]`: exec/eval calls of unreadable code the author vouches for."""
-    if not isinstance(node, yaml.SequenceNode):
-        ctx.spend(node, path)
-        raise ctx.fail(node, path, f"expected a list, found {describe(node)}; write e.g. {_VOUCH_EXAMPLE}")
-    get = EveryProblem()
-    out: dict[tuple[str, str], VouchedExec] = {}
-    for i, item in enumerate(seq(ctx, node, path)):
-        at = f"{path}[{i}]"
-        keys = get(mapping, ctx, item, at, {"file", "code"}, set())
-        if keys is None:
-            continue
-        file, code = get(string, ctx, keys["file"], f"{at}.file"), get(string, ctx, keys["code"], f"{at}.code")
-        if file is not None and (why := _wheel_path(file)):
-            get.fail(ctx.fail(keys["file"], f"{at}.file", why))
-        if code is not None and (why := _exec_statement(code)):
-            get.fail(ctx.fail(keys["code"], f"{at}.code", why))
-        if file is not None and code is not None and not _wheel_path(file) and not _exec_statement(code):
-            key = (file, ast.dump(ast.parse(code.strip())))
-            if key in out:
-                get.fail(ctx.fail(item, at, f"{file}'s `{code.strip()}` is listed twice"))
-            out[key] = VouchedExec(file, code.strip(), ctx.location(item))
-    get.check()
-    return tuple(out.values())
-
-
-def _wheel_path(file: str) -> str | None:
-    parts = file.split("/")
-    if not file.endswith(".py") or file.startswith("/") or "\\" in file or any(p in ("", ".", "..") for p in parts):
-        return f"{file!r} is not a module's path in the wheel; write it as the refusal names it: vllm/compilation/x.py"
-    return None
-
-
-def _exec_statement(code: str) -> str | None:
-    """What is wrong with `code` as the statement of an exec/eval call; None when it is one."""
-    try:
-        body = ast.parse(code.strip()).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        why = getattr(exc, "msg", exc)
-        return f"not Python code ({why}); copy the statement the refusal names, e.g. exec(code, namespace)"
-    if len(body) != 1:
-        return f"{len(body)} statements; give the one statement that calls exec or eval, as the refusal names it"
-    if not any(isinstance(n, ast.Call) and _runs_code(n) for n in ast.walk(body[0])):
-        return "the statement calls no exec or eval; copy the statement the refusal names, e.g. exec(code, namespace)"
-    return None
-
-
-def _runs_code(call: ast.Call) -> bool:
-    f = call.func
-    if isinstance(f, ast.Attribute):
-        return f.attr in ("exec", "eval") and isinstance(f.value, ast.Name) and f.value.id == "builtins"
-    return isinstance(f, ast.Name) and f.id in ("exec", "eval")
 
 
 def choice(ctx: Problems, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:
