@@ -83,6 +83,17 @@ class MustComeOff(RefusedError):
         self.names = list(names)
 
 
+class PartlyPutBack(RefusedError):
+    """apply refused: someone put some of an entry's files back, the rest still carry it
+    (state.decide.refused); write.apply words the way back: the revert that must come first, found
+    by dry runs (write.revert.way_back), naming only the entries that cannot stay on."""
+
+    def __init__(self, message: str, hint: str, name: str, on: list[str]) -> None:
+        super().__init__(message, hint)
+        self.name = name
+        self.on = list(on)
+
+
 class Undecodable(RadpatchError, ValueError):
     """Bytes that do not decode as Python source (PEP 263), or do not round-trip through their
     encoding (rewrite.source.decode); a ValueError as before, for callers that catch one."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from radpatch.errors import RefusedError
+from radpatch.errors import PartlyPutBack, RefusedError
 from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import InstalledTargets
@@ -186,13 +186,17 @@ def _decide(
     return judged, named_in_mix(dist, store, judged, files)
 
 
-def reinstall_hint(ps: PatchState) -> str:
+def reinstall_hint(ps: PatchState, then: str = "apply again") -> str:
     """How to get past a refusal of a file someone else changed: a file the wheel installed goes back
     to its bytes (`radpatch restore`); a module the patch creates has none to go back to (RECORD does
-    not list it), so it is removed."""
+    not list it), so it is removed. `then`: what to run after ("revert it again": only the drifted
+    files, as revert takes an entry partly put back off the rest, and restore refuses a file that
+    carries a patch every file of which is as radpatch left it: rev53)."""
     # the files in the way: every file not as installed (drifted, or patched by radpatch: restoring
-    # only the drifted one would leave the entry half applied, a second refusal); pristine ones are left out
+    # only the drifted one would leave the entry half applied, which apply refuses); pristine ones are left out
     changed = [f for f in ps.files if f.state is not State.NOT_APPLIED] or list(ps.files)
+    if then.startswith("revert"):
+        changed = [f for f in changed if f.state is State.DRIFTED] or changed
     installed = [f.relpath for f in changed if f.wheel_record_sha256 is not None]
     made = [f for f in changed if f.wheel_record_sha256 is None and f.exists]
     if not installed and not made:
@@ -210,7 +214,7 @@ def reinstall_hint(ps: PatchState) -> str:
     ):
         if group:
             steps.append(f"remove {' '.join(f.relpath for f in group)} ({whose})")
-    return f"{' and '.join(steps)}, then apply again"
+    return f"{' and '.join(steps)}, then {then}"
 
 
 def _with_dependents(ps: PatchState) -> list[str]:
@@ -234,14 +238,19 @@ def refused(ps: PatchState, doing: str) -> RefusedError:
     """The refusal to `doing` (apply, re-apply, revert) a patch in a state that does not allow it."""
     states = {f.state for f in ps.files}
     if ps.state is State.DRIFTED and ps.record is not None and states == {State.APPLIED, State.NOT_APPLIED}:
-        on = " ".join(f.relpath for f in ps.files if f.state is State.APPLIED)
-        every = " ".join(_with_dependents(ps))
-        return RefusedError(
+        on = [f.relpath for f in ps.files if f.state is State.APPLIED]
+        every = " ".join(_with_dependents(ps))  # write.apply narrows it to what cannot stay on (dry runs)
+        return PartlyPutBack(
             f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}",
-            f"someone put some of its files back; `radpatch revert {every}` takes it off {on} too, then apply it again",
+            f"someone put some of its files back; `radpatch revert {every}` takes it off {' '.join(on)} too, "
+            "then apply it again",
+            ps.patch.name,
+            on,
         )
+    again = "revert it again" if doing == "revert" else "apply again"
     hints = {
-        State.DRIFTED: f"someone else changed the file; {reinstall_hint(ps)}",
+        # a revert after the restore forgets what the files no longer carry, and takes it off the rest
+        State.DRIFTED: f"someone else changed the file; {reinstall_hint(ps, again)}",
         State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
         State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
     }

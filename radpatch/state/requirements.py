@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from radpatch.errors import MustComeOff, RefusedError
+from radpatch.errors import MustComeOff
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.state.record import PatchRecord, Store
@@ -195,13 +195,16 @@ def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Pa
         applied = [d for d in staying if patch_state(registry.load(d), env, judge).state is State.APPLIED]
         # the record keeps each applied entry's `requires:`: a dependent whose registry is not given counts too
         unseen = [d for d in by_record if d not in loaded]
-        if unseen:
-            raise RefusedError(
+        if unseen:  # revert takes a recorded entry off from its record, so the revert named here goes through
+            them = "it" if len(unseen) == 1 else "them"
+            raise MustComeOff(
                 f"{p.name}: {', '.join(unseen)} {'is' if len(unseen) == 1 else 'are'} recorded as applied and "
                 f"require{'s' if len(unseen) == 1 else ''} it (`requires:`); "
                 f"{'its entry is' if len(unseen) == 1 else 'their entries are'} in no registry given",
-                f"give the registry that holds {', '.join(unseen)} (--registry DIR) and revert "
-                f"{'it' if len(unseen) == 1 else 'them'} with it",
+                f"revert {them} with it from radpatch's record: radpatch revert "
+                f"{' '.join([*unseen, *(q.name for q in named)])}; or give the registry that holds {them} "
+                "(--registry DIR)",
+                unseen,
             )
         if applied:
             raise MustComeOff(

@@ -4,7 +4,7 @@ proven before any file is written (docs/architecture.md, the walk of apply)."""
 from __future__ import annotations
 
 from radpatch.context import Context
-from radpatch.errors import RadpatchError, RefusedError
+from radpatch.errors import PartlyPutBack, RadpatchError, RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install import targets as installed
 from radpatch.prove import adopt, carried_too, import_watch, run, undo
@@ -87,6 +87,10 @@ def apply(
             apply_check.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal
         for line in said:
             say(line)
+        if isinstance(exc, PartlyPutBack):  # the revert to run first, only what cannot stay on (dry runs)
+            from radpatch.write.revert import way_back
+
+            raise way_back(ctx, exc) from None
         raise
     for line in [*took, *said]:
         say(line)

@@ -5,6 +5,7 @@ ones (errors.MustComeOff), and `whole` finds every entry one revert must name fo
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from radpatch.errors import MustComeOff, RadpatchError, RefusedError
 from radpatch.install import targets as installed
@@ -106,27 +107,60 @@ def put_back(ps: PatchState, env: PythonEnv, overlay: undo.Overlay, patches: lis
         ) from None
 
 
-def whole(
-    asked: list[str], first: MustComeOff, trial: Trial, seqs: Callable[[list[str]], dict[str, int]]
-) -> RefusedError:
-    """`first`, the refusal of `revert ASKED`, with a hint naming every entry that cannot stay on
-    without what it takes off: those that require one of them, and those above one of them that do
-    not go on again without it, down any chain (each found by a dry run of the revert naming the
-    ones found so far: `trial`), in the order they went on (`seqs`). Entries a revert lifts and
-    puts back are not named (att50 #4: the hint named them, and gave another refusal first)."""
-    names = list(dict.fromkeys([*asked, *first.names]))
-    more = names
-    while more:
+@dataclass(frozen=True)
+class Together:
+    """What one revert of `asked` must name (`names`, in the order they went on), and `blocked`: the
+    refusal of that revert when it is not one more entry that cannot stay on (a file edited since,
+    an entry in no registry given): what to mend before it goes through. `trials`: the dry runs."""
+
+    names: list[str]
+    blocked: RadpatchError | None
+    trials: int
+
+
+def together(asked: list[str], trial: Trial, seqs: Callable[[list[str]], dict[str, int]]) -> Together:
+    """Every entry that cannot stay on without what `revert ASKED` takes off: those that require
+    one of them, and those above one of them that do not go on again without it, down any chain,
+    each found by a dry run of the revert naming the ones found so far (`trial`); the search stops
+    at the first refusal that names no new one, which is then what blocks (rev53: it stopped there
+    silently, and the hint's revert gave that refusal)."""
+    names, trials = list(dict.fromkeys(asked)), 0
+    blocked: RadpatchError | None = None
+    while True:
+        trials += 1
         try:
             trial(names)
         except MustComeOff as exc:
             more = [n for n in exc.names if n not in names]
-            names += more
-            continue
-        except RadpatchError:  # refused for another reason: the command the hint names says why
-            pass
+            if more:
+                names += more
+                continue
+            blocked = exc
+        except RadpatchError as exc:
+            blocked = exc
         break
+    seq = seqs(names)
+    return Together(sorted(names, key=lambda n: seq.get(n, -1)), blocked, trials)
+
+
+def whole(
+    asked: list[str], first: MustComeOff, trial: Trial, seqs: Callable[[list[str]], dict[str, int]]
+) -> RefusedError:
+    """`first`, the refusal of `revert ASKED`, with a hint naming every entry that cannot stay on
+    without what it takes off (`together`), in the order they went on, or, where that revert is
+    refused too for another reason, saying what blocks it and how to mend it first. Entries a
+    revert lifts and puts back are not named (att50 #4: the hint named them, and gave another
+    refusal first)."""
+    got = together([*asked, *first.names], trial, seqs)
+    names = got.names
     extra = [n for n in names if n not in asked and n not in first.names]
+    command = f"radpatch revert {' '.join(names)}"
+    if got.blocked is not None:
+        b = got.blocked
+        return RefusedError(
+            f"{first.message}; and `revert {' '.join(names)}` is refused too: {b.message}",
+            f"{b.hint} (all together: {command})" if b.hint else f"mend that first, then: {command}",
+        )
     if not extra:  # its own hint names them all already
         return first
     each = "it requires" if len(extra) == 1 else "each requires"
@@ -134,6 +168,4 @@ def whole(
         f"{first.message}; and then {', '.join(extra)} cannot stay on either ({each} one of them, or lies "
         "above one and does not go on again without it)"
     )
-    seq = seqs(names)
-    ordered = sorted(names, key=lambda n: seq.get(n, -1))
-    return RefusedError(message, f"revert them together: radpatch revert {' '.join(ordered)}")
+    return RefusedError(message, f"revert them together: {command}")

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from radpatch.context import Context
-from radpatch.errors import MustComeOff, RefusedError
+from radpatch.errors import MustComeOff, PartlyPutBack, RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install import targets as installed
 from radpatch.install.environment import PythonEnv
@@ -56,6 +56,30 @@ def _ordered(ctx: Context, named: list[Patch], say: Say, dry_run: bool) -> list[
 
 def _whole(ctx: Context, named: list[Patch], first: MustComeOff) -> RefusedError:
     """The refusal `first`, its hint naming every entry one revert must name (write.lift.whole)."""
+    return lift.whole([p.name for p in named], first, *_dry_runs(ctx))
+
+
+def way_back(ctx: Context, exc: PartlyPutBack) -> RefusedError:
+    """apply's refusal of an entry someone put some files of back (`exc`), its hint the revert to
+    run first: the entry and only the entries that cannot stay on without it (write.lift.together,
+    dry runs of that revert; those it lifts and puts back stay on), or what blocks that revert."""
+    got = lift.together([exc.name], *_dry_runs(ctx))
+    command = f"radpatch revert {' '.join(got.names)}"
+    if got.blocked is not None:
+        b = got.blocked
+        return RefusedError(
+            f"{exc.message}; and `revert {' '.join(got.names)}`, which takes it off the rest, is refused: {b.message}",
+            f"{b.hint} (all together: {command}), then apply it again" if b.hint else exc.hint,
+        )
+    return RefusedError(
+        exc.message,
+        f"someone put some of its files back; `{command}` takes it off {' '.join(exc.on)} too, then apply it again",
+    )
+
+
+def _dry_runs(ctx: Context) -> tuple[lift.Trial, Callable[[list[str]], dict[str, int]]]:
+    """A dry run of `revert NAMES` (its refusals, under the lock the command holds), and the order
+    recorded entries went on in."""
     from radpatch.state import unloaded
 
     def trial(names: list[str]) -> None:
@@ -66,7 +90,7 @@ def _whole(ctx: Context, named: list[Patch], first: MustComeOff) -> RefusedError
     def seqs(names: list[str]) -> dict[str, int]:
         return _seqs(ctx.env, unloaded.load_many(ctx.registry, ctx.env, tuple(names)))
 
-    return lift.whole([p.name for p in named], first, trial, seqs)
+    return trial, seqs
 
 
 def _refuse_renamed(ps: PatchState, loaded: Collection[str]) -> None:
