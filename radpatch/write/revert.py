@@ -212,7 +212,13 @@ def _revert(
         if c.patch.patch.name in again:
             if not c.off:
                 under = ", ".join(p.name for p in patches)
-                say(f"{c.patch.patch.name}: taken off and put on again without {under} (stacked above it)")
+                rec, patch = c.patch.record, c.patch.patch
+                revised = (
+                    "; in its entry's current revision, not the one applied before (its code may differ)"
+                    if rec is not None and rec.registry_digest != patch.digest
+                    else ""
+                )
+                say(f"{patch.name}: taken off and put on again without {under} (stacked above it){revised}")
             continue
         if c.forget and c.patch.orphan is not None:
             say(
