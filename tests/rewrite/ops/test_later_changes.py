@@ -15,8 +15,6 @@ may refuse where they differ only when a later statement is one radpatch reads c
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +26,7 @@ from radpatch.rewrite.ops.set_element import SetElement
 from radpatch.rewrite.ops.set_item import SetItem
 from tests.lib.blocks import indent
 from tests.lib.generated import sample, seeds
+from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
 
 LITERALS = {"dict": 'CFG = {\n    "timeout": 1,\n    "retries": 3,\n}\n', "list": 'FLAGS = ["a", "b"]\n'}
@@ -138,32 +137,6 @@ def module(kind: str, later: list[str], scope: str) -> str:
     return text if scope == "<module>" else "class K:\n" + indent(text, "    ")
 
 
-_RUN = """
-import importlib, sys
-sys.path.insert(0, sys.argv[1])
-def value(name):
-    try:
-        m = importlib.import_module(name)
-    except Exception:
-        return "raised"
-    return getattr(getattr(m, "K", m), sys.argv[2])
-a, b = value("original"), value("patched")
-back = len(sys.argv) > 3 and b != "raised" and eval(sys.argv[3]) in b  # a removed element or key put back
-print("same" if a == "raised" or b == "raised" or a == b or back else "differs", a == "raised")
-"""
-
-
-def effect(tmp: Path, original: str, patched: str, name: str, removed: str | None = None) -> bool | None:
-    """Whether the patched module ends with another value of `name` (None: the original does not import);
-    for a removal, also without the `removed` element or key (att52 #2a: one put back undoes it)."""
-    (tmp / "original.py").write_text(original)
-    (tmp / "patched.py").write_text(patched)
-    argv = [sys.executable, "-c", _RUN, str(tmp), name, *([removed] if removed else [])]
-    out = subprocess.run(argv, capture_output=True, text=True, check=True)
-    said, broken = out.stdout.split()
-    return None if broken == "True" else said == "differs"
-
-
 def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | None, str | None]:
     """(the oracle's effect, radpatch's refusal or None when it applies)."""
     kind, make = EDITS[edit]
@@ -177,7 +150,7 @@ def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | 
         patched = _alone(before, kind, make, scope, later)
     else:
         refused, patched = None, change.after.decode()
-    return effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit)), refused
+    return took_effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit)), refused
 
 
 def _alone(before: str, kind: str, make: object, scope: str, later: list[str]) -> str:

@@ -11,8 +11,6 @@ applied wherever they differ."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from radpatch.prove import plan
 from radpatch.rewrite.ops.set_constant import SetConstant
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
 
 CHANGES = {
@@ -47,27 +46,6 @@ LATER = {
     "L": ['L.append("z")', 'L.remove("x")', "L.clear()", 'L[:] = ["x"]', 'x = L.count("y")'],
     "S": ['S.add("y")', 'S.discard("y")', 'S.add("z")', 'S.discard("x")', "S.clear()", 'x = S.union({"q"})'],
 }
-_RUN = """
-import importlib, sys
-sys.path.insert(0, sys.argv[1])
-def value(name):
-    try:
-        return getattr(importlib.import_module(name), sys.argv[2])
-    except Exception:
-        return "raised"
-a, b = value("original"), value("patched")
-print("broken" if a == "raised" else "same" if b == "raised" or a == b else "differs")
-"""
-
-
-def effect(tmp: Path, original: str, patched: str, name: str) -> str:
-    (tmp / "original.py").write_text(original)
-    (tmp / "patched.py").write_text(patched)
-    return subprocess.run(
-        [sys.executable, "-c", _RUN, str(tmp), name], capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
 CASES = sample([(c, s, g) for c in CHANGES for s in LATER[CHANGES[c][0]] for g in (False, True)])
 
 
@@ -86,10 +64,10 @@ def test_refused_exactly_where_a_later_statement_undoes_the_constant(
         refused = None
     except RefusedError as exc:
         after, refused = f"{name} = {new}\n{tail}", exc.message
-    said = effect(tmp_path, before, after, name)
-    if said == "broken":
+    took = took_effect(tmp_path, before, after, name)
+    if took is None:
         return  # the original module does not import
-    if said == "same":
+    if not took:
         assert refused is not None and f"changes {name} after line 1" in refused, later
     else:
         assert refused is None, refused

@@ -11,8 +11,6 @@ the later statement names the attribute by a variable (`MAY`: radpatch cannot te
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from radpatch.prove import plan
 from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
 
 BOX = (
@@ -61,27 +60,10 @@ LATER = {
 MAY = {'k = "other"\nsetattr(B, k, 3)'}
 SCOPES = ("<module>", "K")
 
-_RUN = """
-import importlib, sys
-sys.path.insert(0, sys.argv[1])
-def value(name):
-    m = importlib.import_module(name)
-    v = getattr(getattr(m, "K", m), sys.argv[2])
-    return v if isinstance(v, dict) else vars(v)
-print("same" if value("original") == value("patched") else "differs")
-"""
-
 
 def module(call: str, later: str, scope: str) -> str:
     text = CALLS[call][1] + later + "\n"
     return BOX + (text if scope == "<module>" else "class K:\n" + indent(text, "    "))
-
-
-def took_effect(tmp: Path, original: str, patched: str, name: str) -> bool:
-    (tmp / "original.py").write_text(original)
-    (tmp / "patched.py").write_text(patched)
-    out = subprocess.run([sys.executable, "-c", _RUN, str(tmp), name], capture_output=True, text=True, check=True)
-    return out.stdout.strip() == "differs"
 
 
 CASES = sample([(c, s, sc) for c in CALLS for s in LATER[c] for sc in SCOPES])
