@@ -6,11 +6,13 @@ Generated: the literal and the edit (a dict entry changed, added or taken away; 
 element added, after another, or taken away) x the later statement (a subscript stored, augmented
 or deleted, with the same key, another one or one the text cannot tell; a method that changes the
 literal, with the same key or element, another one, or that only reads it; under an `if`) x the
-scope (the module, a class body); and seeded pairs of later statements. The oracle imports the
+scope (the module, a class body); and seeded pairs of later statements. later53: the statement
+through another name (`ALIAS = CFG`) and in a function of the module the literal is passed to
+(`_fill(CFG)`), and a function from elsewhere or one that only reads (applied). The oracle imports the
 original and the patched module in a subprocess and compares the value the name ends with: the
 rewrite is refused exactly where the two are equal (or the patched module fails to import); it
 may refuse where they differ only when a later statement is one radpatch reads conservatively
-(`MAY`: a key it cannot tell, a list's positions, setdefault), and applies otherwise."""
+(`MAY`: a key it cannot tell, a list's positions), and applies otherwise."""
 
 from __future__ import annotations
 
@@ -78,6 +80,17 @@ LATER = {
         'class _D:\n    CFG["timeout"] = 2',  # att52 #2b: a class body runs at once
         "def _r(k=CFG.update(timeout=2)):\n    pass",  # att52 #2c: a default runs where the def is
         'def _h():\n    CFG["timeout"] = 2',  # a body that does not run: the edit stays
+        # later53: through another name, and a function of the module the dict is passed to
+        'ALIAS = CFG\nALIAS["timeout"] = 2',
+        "ALIAS = CFG\nALIAS.update(timeout=2)",
+        'ALIAS = CFG\nA2 = ALIAS\ndel A2["retries"]',
+        'ALIAS = CFG\nALIAS["other"] = 2',
+        'def _fill(d):\n    d["timeout"] = 2\n_fill(CFG)',
+        "def _fill(d, e=None):\n    d.update(retries=5)\n_fill(e=0, d=CFG)",
+        'def _fill(d):\n    d.pop("retries", None)\nx = _fill(CFG)',
+        'def _read(d):\n    return d.get("timeout")\nx = _read(CFG)',
+        'def _fill(d):\n    d["other"] = 2\n_fill(CFG)',
+        "x = sorted(CFG)",  # a function from elsewhere: not read (it only reads here)
     ],
     "list": [
         'FLAGS[:] = ["a"]',
@@ -98,6 +111,13 @@ LATER = {
         'x = FLAGS.count("a")',
         'if FLAGS:\n    FLAGS[:] = ["a"]',
         "@(FLAGS.clear() or (lambda f: f))\ndef _g():\n    pass",  # a decorator runs where the def is
+        'ALIAS = FLAGS\nALIAS.append("b")',
+        'ALIAS = FLAGS\nALIAS.insert(0, "c")',
+        'ALIAS = FLAGS\nALIAS[:] = ["a"]',
+        'ALIAS = FLAGS\nALIAS.append("d")',
+        'def _fill(xs):\n    xs.extend(["b", "c"])\n_fill(FLAGS)',
+        'def _fill(xs):\n    xs.remove("c")\n_fill(FLAGS)',
+        'def _show(xs):\n    return xs.count("a")\nx = _show(FLAGS)',
     ],
     "set": [
         'S.add("c")',
@@ -114,6 +134,12 @@ LATER = {
         'if S:\n    S.add("c")',
         'class _E:\n    S.add("c")',
         'f = lambda s=S.discard("c"): s',
+        'ALIAS = S\nALIAS.discard("c")',
+        'ALIAS = S\nALIAS.add("b")',
+        'ALIAS = S\nALIAS.add("z")',
+        'def _fill(s):\n    s.add("b")\n    s.discard("c")\n_fill(S)',
+        'def _fill(s):\n    s.add("z")\n_fill(S)',
+        'S.intersection_update({"a", "c"})',
     ],
 }
 # later statements radpatch cannot prove harmless from the text, and refuses: a key it cannot
@@ -121,12 +147,11 @@ LATER = {
 MAY = {
     'k = "other"\nCFG[k] = 3',
     'k = "timeout"\nCFG[k] = 3',
-    'CFG.setdefault("new", 9)',
     'FLAGS[0] = "z"',
     "del FLAGS[0]",
     "FLAGS.pop()",
 }
-MAY |= {'S.intersection_update({"a", "b", "c"})', 'FLAGS.remove("a")'}
+MAY |= {'FLAGS.remove("a")'}
 # a store under a test, refused whether or not the test holds once an earlier statement ran (flow is not read)
 MAY |= {'if len(CFG) > 1:\n    CFG["timeout"] = 2', 'if FLAGS:\n    FLAGS[:] = ["a"]', 'if S:\n    S.add("c")'}
 SCOPES = ("<module>", "K")

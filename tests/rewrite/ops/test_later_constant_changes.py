@@ -4,7 +4,9 @@ has no effect on the value the module keeps.
 
 Generated: the change (a dict entry's value changed, a key added, a key taken away; a list's or
 set's element added or taken away) x the later statement (the key or element the change is about,
-another, a method that only reads, one that empties the collection) x whether it sits under an `if`.
+another, a method that only reads, one that empties the collection; later53: a list only reordered
+and then sorted, the statement through another name or in a function of the module the value is
+passed to) x whether it sits under an `if`.
 The oracle imports the original and the patched module in a subprocess and compares the name's
 final value: refused exactly where the two are equal (or the patched module fails to import);
 applied wherever they differ."""
@@ -29,12 +31,15 @@ CHANGES = {
     "dict remove": ("C", '{"a": 1, "b": 2}', '{"a": 1}'),
     "list add": ("L", '["x"]', '["x", "y"]'),
     "list remove": ("L", '["x", "y"]', '["x"]'),
+    "list reorder": ("L", '["y", "x", "z"]', '["x", "z", "y"]'),  # later53: a sort puts the elements back
     "set add": ("S", '{"x"}', '{"x", "y"}'),
     "set remove": ("S", '{"x", "y"}', '{"x"}'),
 }
 LATER = {
     "C": [
         'C["a"] = 3',
+        'ALIAS = C\nALIAS["a"] = 3',
+        "def _fill(d):\n    d.update(a=3)\n_fill(C)",
         'C["b"] = 3',
         'C["c"] = 3',
         'del C["a"]',
@@ -43,9 +48,26 @@ LATER = {
         'x = C.get("a")',
         "C.clear()",
     ],
-    "L": ['L.append("z")', 'L.remove("x")', "L.clear()", 'L[:] = ["x"]', 'x = L.count("y")'],
+    "L": [
+        'L.append("z")',
+        'L.remove("x")',
+        "L.clear()",
+        'L[:] = ["x"]',
+        'x = L.count("y")',
+        "L.sort()",
+        "L.sort(reverse=True)",
+        "L.reverse()",
+        "L = sorted(L)",
+        "ALIAS = L\nALIAS.sort()",
+        'ALIAS = L\nALIAS.append("q")',
+        "def _tidy(xs):\n    xs.sort()\n_tidy(L)",
+        "def _count(xs):\n    return len(xs)\nn = _count(L)",
+    ],
     "S": ['S.add("y")', 'S.discard("y")', 'S.add("z")', 'S.discard("x")', "S.clear()", 'x = S.union({"q"})'],
 }
+# set_constant refuses a name bound twice (whatever the second binding does); a remove after a
+# reorder may leave the rest in the old order (the text does not tell, and radpatch refuses)
+MAY = {"L = sorted(L)", 'L.remove("x")'}
 CASES = sample([(c, s, g) for c in CHANGES for s in LATER[CHANGES[c][0]] for g in (False, True)])
 
 
@@ -68,6 +90,6 @@ def test_refused_exactly_where_a_later_statement_undoes_the_constant(
     if took is None:
         return  # the original module does not import
     if not took:
-        assert refused is not None and f"changes {name} after line 1" in refused, later
-    else:
+        assert refused is not None and (f"changes {name} after line 1" in refused or later in MAY), later
+    elif later not in MAY or (later == 'L.remove("x")' and change != "list reorder"):
         assert refused is None, refused
