@@ -21,6 +21,7 @@ import ast
 import contextlib
 
 from radpatch.rewrite.later_runs import runs_after
+from radpatch.rewrite.name_bindings import binding_sites
 
 # methods that leave the edited entry or element where it is, per literal kind
 _KEEP = {
@@ -62,11 +63,13 @@ def later_changes(body: list[ast.stmt], name: str, bound: ast.AST, kind: str, pa
     for node, names, shown in runs_after(body, name, bound):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
+        own = body if shown is node else []  # a followed function's names are its own
         if isinstance(node, ast.Subscript) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
-            if not _subscript_keeps(node, kind, edited, mode, id(node) in aug):
+            if not _subscript_keeps(_constant(node.slice, own), kind, edited, mode, id(node) in aug):
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
-            if not _call_keeps(node, node.func.attr, kind, edited, mode):
+            call = ast.Call(node.func, [_constant(a, own) for a in node.args], node.keywords)
+            if not _call_keeps(call, node.func.attr, kind, edited, mode):
                 out.append(shown)
     return out
 
@@ -88,10 +91,22 @@ def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str)
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
             if node.args and _named(node.args[0], names):
-                said = node.args[1] if len(node.args) > 1 else None
+                said = _constant(node.args[1], body if shown is node else []) if len(node.args) > 1 else None
                 if said is None or _same(said, ast.Constant(attr)) is not False:
                     out.append(shown)
     return out
+
+
+def _constant(node: ast.expr, body: list[ast.stmt]) -> ast.expr:
+    """A name the scope (`body`) binds once, by `k = <constant>`, as that constant (`k = "other"` /
+    `CFG[k] = 3`: another key); any other node as it is."""
+    if not isinstance(node, ast.Name) or not body:
+        return node
+    sites = binding_sites(body, node.id, "module")  # a module's count: also a `global` function's stores
+    for stmt in ast.walk(ast.Module(body, [])) if len(sites) == 1 else ():
+        if isinstance(stmt, ast.Assign) and stmt.targets == sites and isinstance(stmt.value, ast.Constant):
+            return stmt.value
+    return node
 
 
 def _named(node: ast.AST, names: frozenset[str]) -> bool:
@@ -107,10 +122,10 @@ def _same(a: ast.AST, b: ast.AST) -> bool | None:
     return None
 
 
-def _subscript_keeps(node: ast.Subscript, kind: str, edited: ast.AST, mode: str, augmented: bool) -> bool:
+def _subscript_keeps(key: ast.AST, kind: str, edited: ast.AST, mode: str, augmented: bool) -> bool:
     if kind != "dict":
         return False  # a list's positions move with an element added or taken away; a tuple has none
-    same = _same(node.slice, edited)
+    same = _same(key, edited)
     if augmented and mode == "change":
         return True  # `CFG[k] += 1`: computed from the value the edit gave, whatever k is
     return same is False

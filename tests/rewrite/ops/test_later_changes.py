@@ -12,7 +12,7 @@ through another name (`ALIAS = CFG`) and in a function of the module the literal
 original and the patched module in a subprocess and compares the value the name ends with: the
 rewrite is refused exactly where the two are equal (or the patched module fails to import); it
 may refuse where they differ only when a later statement is one radpatch reads conservatively
-(`MAY`: a key it cannot tell, a list's positions), and applies otherwise."""
+(`MAY`: a list's positions), and applies otherwise."""
 
 from __future__ import annotations
 
@@ -75,6 +75,7 @@ LATER = {
         "CFG.clear()",
         'k = "timeout"\nCFG[k] = 3',
         'k = "other"\nCFG[k] = 3',
+        'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3',  # bound twice: may be the key
         'for CFG["timeout"] in [5]:\n    pass',
         'if len(CFG) > 1:\n    CFG["timeout"] = 2',
         'class _D:\n    CFG["timeout"] = 2',  # att52 #2b: a class body runs at once
@@ -142,16 +143,14 @@ LATER = {
         'S.intersection_update({"a", "c"})',
     ],
 }
-# later statements radpatch cannot prove harmless from the text, and refuses: a key it cannot
-# tell, a list's positions, setdefault (which keeps or adds), an intersection
+# later statements radpatch cannot prove harmless from the text, and refuses: a list's positions
+# (a key held in a name the scope binds once to a constant is that constant: later53)
 MAY = {
-    'k = "other"\nCFG[k] = 3',
-    'k = "timeout"\nCFG[k] = 3',
     'FLAGS[0] = "z"',
     "del FLAGS[0]",
     "FLAGS.pop()",
 }
-MAY |= {'FLAGS.remove("a")'}
+MAY |= {'FLAGS.remove("a")', 'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3'}
 # a store under a test, refused whether or not the test holds once an earlier statement ran (flow is not read)
 MAY |= {'if len(CFG) > 1:\n    CFG["timeout"] = 2', 'if FLAGS:\n    FLAGS[:] = ["a"]', 'if S:\n    S.add("c")'}
 SCOPES = ("<module>", "K")
