@@ -230,3 +230,12 @@ def test_the_reported_cases_are_refused() -> None:
     with pytest.raises(RefusedError) as info:
         plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), b'FLAGS = ["a", "b"]\nFLAGS[:] = ["a"]\n')
     assert "line 2 (`FLAGS[:]`) changes FLAGS" in info.value.message
+
+
+def test_a_function_of_the_module_is_named_by_the_call_that_runs_it() -> None:
+    """later53: the refusal names the line that passes the dict on, not a line of the function's body."""
+    text = 'CFG = {"timeout": 1}\n\n\ndef _fill(d):\n    d["timeout"] = 2\n\n\n_fill(CFG)\n'
+    patch = patch_of(_item("<module>", key='"timeout"', from_="1", value="10"))
+    with pytest.raises(RefusedError) as info:
+        plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), text.encode())
+    assert "line 8 (`_fill(CFG)`) changes CFG after line 1 binds it" in info.value.message
