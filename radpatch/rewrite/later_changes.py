@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator
+
+from radpatch.rewrite.later_runs import runs_after
+from radpatch.rewrite.name_bindings import binding_sites
 
 # methods that leave the edited entry or element where it is, per literal kind
 _KEEP = {
@@ -53,22 +55,22 @@ def later_changes(body: list[ast.stmt], name: str, bound: ast.AST, kind: str, pa
     """The nodes (a subscript, a method call) after `bound` in the scope's `body` that change the
     `kind` literal (dict, list, set, tuple) `name` holds so that the edit of `part` (a key or an
     element, as expression text) may not be what the module keeps. `mode`: change (a dict entry's
-    value), add or remove."""
-    after = (getattr(bound, "end_lineno", 0) or 0, getattr(bound, "end_col_offset", 0) or 0)
+    value), add, remove, or order (a list display whose elements only move; `part` is the new display).
+    What runs after `bound`, and through which names: rewrite.later_runs."""
     edited = ast.parse(part.strip(), mode="eval").body
     aug: set[int] = set()
     out: list[ast.AST] = []
-    for node in _own(body):
+    for node, names, shown in runs_after(body, name, bound):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
-        if (node_start := (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))) < after or not node_start[0]:
-            continue
-        if isinstance(node, ast.Subscript) and _named(node.value, name) and not isinstance(node.ctx, ast.Load):
-            if not _subscript_keeps(node, kind, edited, mode, id(node) in aug):
-                out.append(node)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, name):
-            if not _call_keeps(node, node.func.attr, kind, edited, mode):
-                out.append(node)
+        own = body if shown is node else []  # a followed function's names are its own
+        if isinstance(node, ast.Subscript) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
+            if not _subscript_keeps(_constant(node.slice, own), kind, edited, mode, id(node) in aug):
+                out.append(shown)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
+            call = ast.Call(node.func, [_constant(a, own) for a in node.args], node.keywords)
+            if not _call_keeps(call, node.func.attr, kind, edited, mode):
+                out.append(shown)
     return out
 
 
@@ -76,52 +78,39 @@ def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str)
     """The nodes after `bound` that store or delete the attribute `attr` of the object `name` holds
     (`T.daemon = False`, `del T.daemon`, `setattr(T, "daemon", ...)`, an attribute the text cannot
     tell); an augmented one (`T.size += 1`) is computed from the value before, and kept."""
-    after = (getattr(bound, "end_lineno", 0) or 0, getattr(bound, "end_col_offset", 0) or 0)
     aug: set[int] = set()
     out: list[ast.AST] = []
-    for node in _own(body):
+    for node, names, shown in runs_after(body, name, bound):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
-        if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) < after:
-            continue
-        if isinstance(node, ast.Attribute) and _named(node.value, name) and not isinstance(node.ctx, ast.Load):
+        if isinstance(node, ast.Attribute) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
             if node.attr == attr and id(node) not in aug:
-                out.append(node)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, name):
+                out.append(shown)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
             if _setter(node.func.attr) == _setter("set" + attr):  # `T.setDaemon(True)`, `T.set_daemon(...)`
-                out.append(node)
+                out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
-            if node.args and _named(node.args[0], name):
-                said = node.args[1] if len(node.args) > 1 else None
+            if node.args and _named(node.args[0], names):
+                said = _constant(node.args[1], body if shown is node else []) if len(node.args) > 1 else None
                 if said is None or _same(said, ast.Constant(attr)) is not False:
-                    out.append(node)
+                    out.append(shown)
     return out
 
 
-def _own(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of the code the scope runs, in source order: not a function's or lambda's body, but
-    what runs where one is defined (decorators, defaults, annotations) and a class body (att52 #2b, #2c)."""
-    stack: list[ast.AST] = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            stack.extend(reversed(_runs_at_definition(node)))
-        else:
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+def _constant(node: ast.expr, body: list[ast.stmt]) -> ast.expr:
+    """A name the scope (`body`) binds once, by `k = <constant>`, as that constant (`k = "other"` /
+    `CFG[k] = 3`: another key); any other node as it is."""
+    if not isinstance(node, ast.Name) or not body:
+        return node
+    sites = binding_sites(body, node.id, "module")  # a module's count: also a `global` function's stores
+    for stmt in ast.walk(ast.Module(body, [])) if len(sites) == 1 else ():
+        if isinstance(stmt, ast.Assign) and stmt.targets == sites and isinstance(stmt.value, ast.Constant):
+            return stmt.value
+    return node
 
 
-def _runs_at_definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.AST]:
-    args = node.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]
-    out: list[ast.AST] = [*getattr(node, "decorator_list", []), *args.defaults]
-    out += [d for d in args.kw_defaults if d is not None] + [a.annotation for a in every if a.annotation]
-    returns = getattr(node, "returns", None)
-    return out + ([returns] if returns is not None else [])
-
-
-def _named(node: ast.AST, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
+def _named(node: ast.AST, names: frozenset[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id in names
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool | None:
@@ -133,21 +122,32 @@ def _same(a: ast.AST, b: ast.AST) -> bool | None:
     return None
 
 
-def _subscript_keeps(node: ast.Subscript, kind: str, edited: ast.AST, mode: str, augmented: bool) -> bool:
+def _subscript_keeps(key: ast.AST, kind: str, edited: ast.AST, mode: str, augmented: bool) -> bool:
     if kind != "dict":
         return False  # a list's positions move with an element added or taken away; a tuple has none
-    same = _same(node.slice, edited)
+    same = _same(key, edited)
     if augmented and mode == "change":
         return True  # `CFG[k] += 1`: computed from the value the edit gave, whatever k is
     return same is False
 
 
 def _call_keeps(call: ast.Call, method: str, kind: str, edited: ast.AST, mode: str = "change") -> bool:
+    if mode == "order":  # a list's elements reordered: a sort puts them back, a remove may leave one
+        return method in _KEEP["list"] - {"sort"}
     if kind == "list" and mode == "remove" and method in _ADDS:  # may put the removed element back
         added = _added(call, method)
         return added is not None and all(_same(a, edited) is False for a in added)
     if method in _KEEP[kind]:
         return True
+    if kind == "dict" and method == "setdefault" and mode != "remove":
+        return True  # sets a key only where it is missing: the edited entry is there
+    if kind == "set" and method == "intersection_update":  # an element each argument holds is left as the edit left it
+        shown = (ast.Set, ast.List, ast.Tuple)
+        return (
+            bool(call.args)
+            and not call.keywords
+            and all(isinstance(a, shown) and any(_same(e, edited) is True for e in a.elts) for a in call.args)
+        )
     if method in _ONE.get(kind, ()):
         return bool(call.args) and not isinstance(call.args[0], ast.Starred) and _same(call.args[0], edited) is False
     if method in _MANY.get(kind, ()):

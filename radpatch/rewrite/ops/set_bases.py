@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, replace_on_path
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.later_definition import refuse_later_definition
     from radpatch.rewrite.scopes import find_scope
 
 HEADER = (
@@ -67,7 +68,9 @@ class SetBases(Operation):
 
     def forward(self, src: Source) -> Source:
         load(__name__)
-        return in_scope(src, self.scope, lambda m, offset: _set(m, self, self.from_, self.to, offset, False))
+        out = in_scope(src, self.scope, lambda m, offset: _set(m, self, self.from_, self.to, offset, False))
+        refuse_later_definition(src.text, self.scope, "set_bases")
+        return out
 
     def inverse(self, src: Source) -> Source:
         load(__name__)

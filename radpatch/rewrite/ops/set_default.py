@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, replace_on_path
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.later_definition import refuse_later_definition
     from radpatch.rewrite.ops.common.selection import function
     from radpatch.rewrite.patterns import expr_key
 
@@ -53,7 +54,9 @@ class SetDefault(Operation):
 
     def forward(self, src: Source) -> Source:
         load(__name__)
-        return in_scope(src, self.function, lambda m, offset: _set(m, self, self.from_, self.to, offset, NotFound))
+        out = in_scope(src, self.function, lambda m, offset: _set(m, self, self.from_, self.to, offset, NotFound))
+        refuse_later_definition(src.text, self.function, "set_default", self.parameter)
+        return out
 
     def inverse(self, src: Source) -> Source:
         load(__name__)

@@ -6,17 +6,17 @@ Generated: the literal and the edit (a dict entry changed, added or taken away; 
 element added, after another, or taken away) x the later statement (a subscript stored, augmented
 or deleted, with the same key, another one or one the text cannot tell; a method that changes the
 literal, with the same key or element, another one, or that only reads it; under an `if`) x the
-scope (the module, a class body); and seeded pairs of later statements. The oracle imports the
+scope (the module, a class body); and seeded pairs of later statements. later53: the statement
+through another name (`ALIAS = CFG`) and in a function of the module the literal is passed to
+(`_fill(CFG)`), and a function from elsewhere or one that only reads (applied). The oracle imports the
 original and the patched module in a subprocess and compares the value the name ends with: the
 rewrite is refused exactly where the two are equal (or the patched module fails to import); it
 may refuse where they differ only when a later statement is one radpatch reads conservatively
-(`MAY`: a key it cannot tell, a list's positions, setdefault), and applies otherwise."""
+(`MAY`: a list's positions), and applies otherwise."""
 
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +28,7 @@ from radpatch.rewrite.ops.set_element import SetElement
 from radpatch.rewrite.ops.set_item import SetItem
 from tests.lib.blocks import indent
 from tests.lib.generated import sample, seeds
+from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
 
 LITERALS = {"dict": 'CFG = {\n    "timeout": 1,\n    "retries": 3,\n}\n', "list": 'FLAGS = ["a", "b"]\n'}
@@ -74,11 +75,23 @@ LATER = {
         "CFG.clear()",
         'k = "timeout"\nCFG[k] = 3',
         'k = "other"\nCFG[k] = 3',
+        'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3',  # bound twice: may be the key
         'for CFG["timeout"] in [5]:\n    pass',
         'if len(CFG) > 1:\n    CFG["timeout"] = 2',
         'class _D:\n    CFG["timeout"] = 2',  # att52 #2b: a class body runs at once
         "def _r(k=CFG.update(timeout=2)):\n    pass",  # att52 #2c: a default runs where the def is
         'def _h():\n    CFG["timeout"] = 2',  # a body that does not run: the edit stays
+        # later53: through another name, and a function of the module the dict is passed to
+        'ALIAS = CFG\nALIAS["timeout"] = 2',
+        "ALIAS = CFG\nALIAS.update(timeout=2)",
+        'ALIAS = CFG\nA2 = ALIAS\ndel A2["retries"]',
+        'ALIAS = CFG\nALIAS["other"] = 2',
+        'def _fill(d):\n    d["timeout"] = 2\n_fill(CFG)',
+        "def _fill(d, e=None):\n    d.update(retries=5)\n_fill(e=0, d=CFG)",
+        'def _fill(d):\n    d.pop("retries", None)\nx = _fill(CFG)',
+        'def _read(d):\n    return d.get("timeout")\nx = _read(CFG)',
+        'def _fill(d):\n    d["other"] = 2\n_fill(CFG)',
+        "x = sorted(CFG)",  # a function from elsewhere: not read (it only reads here)
     ],
     "list": [
         'FLAGS[:] = ["a"]',
@@ -99,6 +112,13 @@ LATER = {
         'x = FLAGS.count("a")',
         'if FLAGS:\n    FLAGS[:] = ["a"]',
         "@(FLAGS.clear() or (lambda f: f))\ndef _g():\n    pass",  # a decorator runs where the def is
+        'ALIAS = FLAGS\nALIAS.append("b")',
+        'ALIAS = FLAGS\nALIAS.insert(0, "c")',
+        'ALIAS = FLAGS\nALIAS[:] = ["a"]',
+        'ALIAS = FLAGS\nALIAS.append("d")',
+        'def _fill(xs):\n    xs.extend(["b", "c"])\n_fill(FLAGS)',
+        'def _fill(xs):\n    xs.remove("c")\n_fill(FLAGS)',
+        'def _show(xs):\n    return xs.count("a")\nx = _show(FLAGS)',
     ],
     "set": [
         'S.add("c")',
@@ -115,19 +135,22 @@ LATER = {
         'if S:\n    S.add("c")',
         'class _E:\n    S.add("c")',
         'f = lambda s=S.discard("c"): s',
+        'ALIAS = S\nALIAS.discard("c")',
+        'ALIAS = S\nALIAS.add("b")',
+        'ALIAS = S\nALIAS.add("z")',
+        'def _fill(s):\n    s.add("b")\n    s.discard("c")\n_fill(S)',
+        'def _fill(s):\n    s.add("z")\n_fill(S)',
+        'S.intersection_update({"a", "c"})',
     ],
 }
-# later statements radpatch cannot prove harmless from the text, and refuses: a key it cannot
-# tell, a list's positions, setdefault (which keeps or adds), an intersection
+# later statements radpatch cannot prove harmless from the text, and refuses: a list's positions
+# (a key held in a name the scope binds once to a constant is that constant: later53)
 MAY = {
-    'k = "other"\nCFG[k] = 3',
-    'k = "timeout"\nCFG[k] = 3',
-    'CFG.setdefault("new", 9)',
     'FLAGS[0] = "z"',
     "del FLAGS[0]",
     "FLAGS.pop()",
 }
-MAY |= {'S.intersection_update({"a", "b", "c"})', 'FLAGS.remove("a")'}
+MAY |= {'FLAGS.remove("a")', 'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3'}
 # a store under a test, refused whether or not the test holds once an earlier statement ran (flow is not read)
 MAY |= {'if len(CFG) > 1:\n    CFG["timeout"] = 2', 'if FLAGS:\n    FLAGS[:] = ["a"]', 'if S:\n    S.add("c")'}
 SCOPES = ("<module>", "K")
@@ -136,32 +159,6 @@ SCOPES = ("<module>", "K")
 def module(kind: str, later: list[str], scope: str) -> str:
     text = LITERALS[kind] + "".join(s + "\n" for s in later)
     return text if scope == "<module>" else "class K:\n" + indent(text, "    ")
-
-
-_RUN = """
-import importlib, sys
-sys.path.insert(0, sys.argv[1])
-def value(name):
-    try:
-        m = importlib.import_module(name)
-    except Exception:
-        return "raised"
-    return getattr(getattr(m, "K", m), sys.argv[2])
-a, b = value("original"), value("patched")
-back = len(sys.argv) > 3 and b != "raised" and eval(sys.argv[3]) in b  # a removed element or key put back
-print("same" if a == "raised" or b == "raised" or a == b or back else "differs", a == "raised")
-"""
-
-
-def effect(tmp: Path, original: str, patched: str, name: str, removed: str | None = None) -> bool | None:
-    """Whether the patched module ends with another value of `name` (None: the original does not import);
-    for a removal, also without the `removed` element or key (att52 #2a: one put back undoes it)."""
-    (tmp / "original.py").write_text(original)
-    (tmp / "patched.py").write_text(patched)
-    argv = [sys.executable, "-c", _RUN, str(tmp), name, *([removed] if removed else [])]
-    out = subprocess.run(argv, capture_output=True, text=True, check=True)
-    said, broken = out.stdout.split()
-    return None if broken == "True" else said == "differs"
 
 
 def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | None, str | None]:
@@ -177,7 +174,7 @@ def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | 
         patched = _alone(before, kind, make, scope, later)
     else:
         refused, patched = None, change.after.decode()
-    return effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit)), refused
+    return took_effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit)), refused
 
 
 def _alone(before: str, kind: str, make: object, scope: str, later: list[str]) -> str:
@@ -233,3 +230,12 @@ def test_the_reported_cases_are_refused() -> None:
     with pytest.raises(RefusedError) as info:
         plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), b'FLAGS = ["a", "b"]\nFLAGS[:] = ["a"]\n')
     assert "line 2 (`FLAGS[:]`) changes FLAGS" in info.value.message
+
+
+def test_a_function_of_the_module_is_named_by_the_call_that_runs_it() -> None:
+    """later53: the refusal names the line that passes the dict on, not a line of the function's body."""
+    text = 'CFG = {"timeout": 1}\n\n\ndef _fill(d):\n    d["timeout"] = 2\n\n\n_fill(CFG)\n'
+    patch = patch_of(_item("<module>", key='"timeout"', from_="1", value="10"))
+    with pytest.raises(RefusedError) as info:
+        plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), text.encode())
+    assert "line 8 (`_fill(CFG)`) changes CFG after line 1 binds it" in info.value.message

@@ -102,6 +102,10 @@ def bound_literal(
     return (*hits[0], small, value)
 
 
+def _named(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
 _KINDS = {cst.Dict: "dict", cst.List: "list", cst.Set: "set", cst.Tuple: "tuple"}
 
 
@@ -118,26 +122,29 @@ def _refuse_later(
     _refuse(later_changes(body, name, bound, _KINDS[type(value)], part, mode), bound, name, part, op, line)
 
 
-def refuse_later_keyword(module: cst.Module, scope_name: str, offset: int, path: Path_, keyword: str) -> None:
+def refuse_later_keyword(
+    module: cst.Module, scope_name: str, offset: int, path: Path_, keyword: str, mode: str = "change"
+) -> None:
     """set_keyword changing `keyword=` of the call a name is bound to (`T = Thread(daemon=True)`,
     `CFG = dict(timeout=1)`), bound once in the scope: refused when a later statement changes what
-    the keyword gave (`T.daemon = False`, `setattr(T, ...)`; a `dict(...)`'s key as set_item's)."""
+    the keyword gave (`T.daemon = False`, `setattr(T, ...)`; a `dict(...)`'s key as set_item's).
+    `path` ends at the keyword's value (a change) or at the call (`mode` add or remove: the keyword
+    added to it or taken from it)."""
     at = next((k for k in range(len(path) - 1, -1, -1) if isinstance(path[k], cst.Assign)), None)
-    if at is None or len(path) < 3:
+    call = path[-1] if mode != "change" else path[-3] if len(path) >= 3 else None
+    if at is None or not isinstance(call, cst.Call):
         return
     assign = path[at]
     assert isinstance(assign, cst.Assign)
     target = assign.targets[0].target
-    if len(assign.targets) != 1 or not isinstance(target, cst.Name) or assign.value is not path[-3]:
+    if len(assign.targets) != 1 or not isinstance(target, cst.Name) or assign.value is not call:
         return
-    call = path[-3]
-    assert isinstance(call, cst.Call)
     scope = find_scope(module, scope_name, offset)
     body, sites, show = _scope_sites(module, scope[-1], target.value, offset)
     if len(sites) != 1:
         return
     if isinstance(call.func, cst.Name) and call.func.value == "dict":
-        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), "change")
+        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode)
     else:
         later = later_attributes(body, target.value, sites[0], keyword)
     _refuse(later, sites[0], target.value, f"{keyword}=", "set_keyword", show)
@@ -146,14 +153,18 @@ def refuse_later_keyword(module: cst.Module, scope_name: str, offset: int, path:
 def refuse_later_display(text: str, name: str, old: str, new: str, line: int) -> None:
     """set_constant changing a module-level dict, list or set display (`LIMITS = {"a": 1}` to `{"a":
     2}`): refused when a later statement changes, in place, a key or element the change is about."""
-    if not re.search(rf"\b{re.escape(name)}\s*[\[.]|\b(?:set|del)attr\b", text):
-        return  # nothing uses the name as a collection: no parse
+    if len(re.findall(rf"\b{re.escape(name)}\b", text)) < 2 and not re.search(r"\b(?:set|del)attr\b", text):
+        return  # nothing reads the name again: no parse
     was, now = (ast.parse(expression_text(x), mode="eval").body for x in (old, new))
     parts = _changed_parts(was, now)
     if parts is None:
         return
     body = ast.parse(text).body
-    bound = next(n for n in body if getattr(n, "lineno", 0) <= line <= (getattr(n, "end_lineno", 0) or 0))
+    # the innermost statement on the line (in a loop's body too, where the loop's pass matters)
+    holding = [n for n in ast.walk(ast.Module(body, [])) if isinstance(n, ast.stmt) and n.lineno <= line]
+    holding = [n for n in holding if line <= (n.end_lineno or 0)]
+    binding = [n for n in holding if isinstance(n, ast.Assign) and any(_named(t, name) for t in n.targets)]
+    bound = max(binding or holding, key=lambda n: (n.lineno, n.col_offset))
     kind = "dict" if isinstance(now, ast.Dict) else "list" if isinstance(now, ast.List) else "set"
     for part, mode in parts:
         _refuse(later_changes(body, name, bound, kind, part, mode), bound, name, part, "set_constant", lambda at: at)
@@ -174,7 +185,9 @@ def _changed_parts(was: ast.expr, now: ast.expr) -> list[tuple[str, str]] | None
         assert isinstance(was, (ast.List, ast.Set))
         before_e, after_e = [ast.dump(e) for e in was.elts], [ast.dump(e) for e in now.elts]
         added = [(ast.unparse(e), "add") for e, d in zip(now.elts, after_e) if d not in before_e]
-        return added + [(ast.unparse(e), "remove") for e, d in zip(was.elts, before_e) if d not in after_e]
+        out = added + [(ast.unparse(e), "remove") for e, d in zip(was.elts, before_e) if d not in after_e]
+        moved = isinstance(now, ast.List) and sorted(before_e) == sorted(after_e) and before_e != after_e
+        return out + ([(ast.unparse(now), "order")] if moved else [])
     return None
 
 

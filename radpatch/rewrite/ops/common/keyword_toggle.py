@@ -21,6 +21,7 @@ from radpatch.rewrite.matching import (
     replace_on_path,
     shown_line,
 )
+from radpatch.rewrite.ops.common.bound_literal import refuse_later_keyword
 from radpatch.rewrite.ops.common.call_keywords import KeywordOp, added, spread, taken
 from radpatch.rewrite.ops.common.keyword_callee import Own, refuse_passed_by_position
 from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
@@ -121,6 +122,8 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own |
             _refuse_untold(module, op, value, hit, missing, offset, 1 + [p[-1] for p in every].index(hit[-1]))
         else:
             refuse_passed_by_position(module, hit, op.keyword, own, offset)
+        if getattr(op, "header", None) is None:  # a later `T.daemon = ...` may undo the keyword added or taken
+            refuse_later_keyword(module, op.scope, offset, hit, op.keyword, "add" if adding else "remove")
     return replace_on_path(hit, flip(hit[-1], shown_line(module, hit[-1], offset)))
 
 

@@ -1,0 +1,53 @@
+"""set_default's and set_bases' change of a module-level def or class that a later statement of the
+module undoes (issue 21, later53): `f.__defaults__ = (...)` (a positional parameter's default),
+`f.__kwdefaults__ = {...}`, `f.__kwdefaults__["p"] = ...`, `del f.__kwdefaults__["p"]` (a keyword-only
+one's), `C.__bases__ = (...)`, their setattr and delattr, also through another name (`g = f`) or in a
+function of the module a later call passes it to (rewrite.later_runs). A method (`C.f`) or a nested
+class is not read. Standard library only but for the refusal (rewrite.matching)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from radpatch.rewrite.later_changes import later_attributes
+from radpatch.rewrite.later_runs import runs_after
+from radpatch.rewrite.matching import MatchFailure
+
+_READS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__"})
+
+
+def refuse_later_definition(text: str, qualname: str, op: str, parameter: str | None = None) -> None:
+    """Refuse set_default of `parameter` (or set_bases, without one) on the def or class `qualname`
+    when a later module statement replaces what the change gave."""
+    if "." in qualname or not re.search(r"__(?:kw)?defaults__|__bases__|\b(?:set|del)attr\b", text):
+        return
+    body = ast.parse(text).body
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef) if parameter else (ast.ClassDef,)
+    defs = [n for n in body if isinstance(n, kinds) and n.name == qualname]
+    if not defs:
+        return
+    bound = defs[-1]
+    attr = "__bases__"
+    if parameter is not None and isinstance(bound, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        keyword_only = any(a.arg == parameter for a in bound.args.kwonlyargs)
+        attr = "__kwdefaults__" if keyword_only else "__defaults__"
+    later = later_attributes(body, qualname, bound, attr)
+    for node, names, shown in runs_after(body, qualname, bound):
+        if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            inner: ast.AST | None = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr not in _READS:
+            inner = node.func.value
+        else:
+            continue
+        if isinstance(inner, ast.Attribute) and inner.attr == attr and isinstance(inner.value, ast.Name):
+            later += [shown] if inner.value.id in names else []
+    if later:
+        first = min(later, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+        at, said = getattr(first, "lineno", 0), ast.unparse(first)
+        said = said if len(said) <= 60 else said[:57] + "..."
+        raise MatchFailure(
+            f"line {at} (`{said}`) sets {qualname}.{attr} after line {bound.lineno} defines {qualname}: "
+            f"the {op} may not be what the module keeps",
+            f"{op} proves an edit no later statement undoes; change line {at} with a `replace` rewrite instead",
+        )
