@@ -4,12 +4,14 @@ g were kept on the paths after the loop too (a loop's pass, a try's body were "l
 so `del v` / `other()` there was refused, though no path that kept g gets there. Now what goes on
 through such a part depends on how the branch ends: a `break`/`continue` goes on through a loop's pass,
 a `raise` into a try's handler or out of a swallowing `with`, and so does anything that may raise
-after g was kept (`keep(g)` may keep it and raise; `return other()`); a `return` goes on through none.
+after g was kept (`keep_then(g)` may keep it and raise; `return other()`); a `return` goes on through none.
 
-Generated: how g is kept (appended to a module list: cannot raise after; by a call, on an attribute:
-may) x how the branch ends (`return None`, `return other()`, `raise`, `break` in a loop; the twin: it
-falls through) x where (a loop, a try body, a `with suppress`, a loop in a try body, no such part) x
-what the paths after do (`del v`, a call, v bound again; `del v` on a path, a call). The oracle runs f
+Generated: how g is kept (appended to a module list, by a call of a module function that cannot raise,
+on an attribute of a plain class's instance: cannot raise after it kept g, names53 #4; by a call that
+may raise after, on an imported object: may) x how the branch ends (`return None`, `return other()`,
+`raise`, `break` in a loop; the twin: it falls through) x where (a loop, a try body, a `with suppress`,
+a loop in a try body, no such part) x what the paths after do (`del v`, a call, v bound again; `del v` on
+a path, a call). The oracle runs f
 for a = 0 and 1, then what f kept: the names step refuses where that raises NameError, and where an
 end goes on (then any later call may run g, as kept_callbacks says), and nowhere else."""
 
@@ -27,7 +29,17 @@ from tests.lib.name_errors import KEEPING, raises_anywhere
 HEAD = (
     "import contextlib\n\nKEPT = []\n\n\n"
     + KEEPING
-    + """def call(a):
+    + """import types
+
+NS = types.SimpleNamespace()
+
+
+def keep_then(fn):
+    KEPT.append(fn)
+    return other()
+
+
+def call(a):
     try:
         f(a)
     except ValueError:
@@ -39,8 +51,12 @@ HEAD = (
 )
 KEEPS = {  # how g is kept, whether that statement may raise once g is kept
     "appended to a module list": ("KEPT.append(g)\n", False),
-    "kept by a call": ("keep(g)\n", True),
-    "stored on an attribute": ("BOX.cb = g\n", True),
+    # names53 #4, as Python runs them: keep's body cannot raise, a store on a plain class's instance
+    # lands in its dict or raises before (they were counted as raising after they kept g)
+    "kept by a call": ("keep(g)\n", False),
+    "stored on an attribute": ("BOX.cb = g\n", False),
+    "kept by a call that may raise after": ("keep_then(g)\n", True),
+    "stored on an imported object": ("NS.cb = g\n", True),
 }
 ENDS = {
     "returns": "return None\n",

@@ -104,7 +104,11 @@ class BranchStatements(Loops):
                 had = h.name is not None and h.name in c.flow.maybe
                 if h.name:
                     c.flow.bind(h.name, h.lineno)
+                lo, hi = unraised.get("span", (0, 0))  # kept where nothing raised after it: not on this path
+                hidden = c.flow.kept[lo:hi]
+                del c.flow.kept[lo:hi]
                 falls = self.block(h.body, c)
+                c.flow.kept += [k for k in hidden if k not in c.flow.kept]  # on the body's paths, after the try
                 if h.name:  # `except E as e` deletes e when the handler ends
                     c.flow._set(h.name, False)
                     c.flow.shadow(h.name, False)
@@ -118,9 +122,17 @@ class BranchStatements(Loops):
         if s.finalbody and finally_swallows(s.finalbody):  # what the body or a handler raises may end here
             self.swallowed(s, c)
         kind = "finally" if s.finalbody else "try"
-        parts: list[Callable[[], bool]] = [
-            lambda: c.flow.leak(kind) and self.block(s.body, c) and self.block(s.orelse, c)
-        ]
+        unraised: dict[str, tuple[int, int]] = {}  # what the body and `else` kept after the body's last raise
+
+        def body() -> bool:
+            start = len(c.flow.kept)
+            falls = c.flow.leak(kind) and self.block(s.body, c)
+            mark = max(start, min(c.flow.raise_mark, len(c.flow.kept)))
+            falls = falls and self.block(s.orelse, c)  # a handler catches nothing its `else` raises
+            unraised["span"] = (mark, len(c.flow.kept))
+            return falls
+
+        parts: list[Callable[[], bool]] = [body]
         parts += [handler(h) for h in s.handlers]
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)

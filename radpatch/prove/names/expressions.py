@@ -11,6 +11,7 @@ from .fixed_values import computed_globals, fixed_locals
 from .flow import ALL_ENDS, Ctx
 from .implicit_calls import ImplicitCalls
 from .kept_callbacks import Stored, keepers, passed_on
+from .lambda_runs import calls_given
 from .operand_walks import Operands
 from .path_facts import EFFECTS, Facts, capped, meet
 from .problem import Runtime
@@ -168,7 +169,7 @@ class Expressions(ImplicitCalls, Operands):
                 called = [node.func] if keeps else [node.func, *node.args, *(k.value for k in node.keywords)]
                 for callee in sorted({n.id for n in called if isinstance(n, ast.Name)}):
                     self.closure_call(callee, node.lineno, cx)
-                for fn in (n for n in called[1:] if isinstance(n, ast.Lambda) and cx.scope.kind == "function"):
+                for fn in (n for n in called[1:] if isinstance(n, ast.Lambda) and self.run_given(node, n, cx)):
                     self.runs(fn, node.lineno, cx, frozenset())  # `sorted(xs, key=lambda k: v)` in a function
                 if isinstance(node.func, ast.Lambda):  # `(lambda: make().m())()`: it runs now, in any scope
                     self.runs(node.func, node.lineno, cx, frozenset())
@@ -202,6 +203,15 @@ class Expressions(ImplicitCalls, Operands):
                     stack.extend((Stored(k, holder=holder), cx) for k in passed_on(node))  # may be kept
                     stack.append((Stored("", node.lineno), cx))  # and what was kept before may run
             stack.extend((child, cx) for child in reversed(list(ast.iter_child_nodes(node))))
+
+    def run_given(self, call: ast.Call, lam: ast.Lambda, c: Ctx) -> bool:
+        """Does a lambda passed to `call` run there? In a function, as it may; at import or in a class
+        body, where the call surely calls it (lambda_runs: `def register(fn): fn()`, `sorted(key=...)`)."""
+        if c.scope.kind == "function":
+            return True
+        name = call.func.id if isinstance(call.func, ast.Name) else ""
+        callee = self.lookup(self.local_defs, name, c) if name else None
+        return calls_given(callee, call, lam, bool(name) and name not in self.module.bound)
 
 
 def _shared(scopes: dict[int, NameScope]) -> set[tuple[int, str]]:

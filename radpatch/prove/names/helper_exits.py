@@ -142,3 +142,25 @@ def _plain(e: ast.expr, displays: bool = False) -> bool:
     if isinstance(e, (ast.Name, ast.Constant, ast.Lambda)):
         return True
     return displays and isinstance(e, (ast.List, ast.Tuple, ast.Set)) and all(_plain(x) for x in e.elts)
+
+
+def raises_only_before(s: ast.stmt, fn: ast.AST | None, cls: ast.AST | None) -> bool:
+    """Can `s`, which may keep a function, raise only before it keeps it (names53 #4, as Python runs it)?
+    A call `keep(g)` of `fn`, a module function without decorators none of whose statements may raise
+    (`KEPT.append(fn)` / `return fn`); a store `box.cb = g` on an instance of `cls`, a class of the
+    module without bases, keywords, `__setattr__`, `__slots__` or a class attribute of that name (the
+    store lands in the instance's dict, or raises before)."""
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(fn, ast.FunctionDef):
+        body = list(ast.walk(fn))[1:]
+        return (
+            not fn.decorator_list
+            and all(simple(b) and not may_raise(b) for b in body if isinstance(b, ast.stmt))
+            and not any(isinstance(b, (ast.Yield, ast.YieldFrom)) for b in body)
+        )
+    if isinstance(s, ast.Assign) and isinstance(cls, ast.ClassDef) and not cls.bases and not cls.keywords:
+        target = s.targets[0]
+        attr = target.attr if isinstance(target, ast.Attribute) and len(s.targets) == 1 else None
+        own = {t.id for b in cls.body for t in ast.walk(b) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+        own |= {b.name for b in cls.body if isinstance(b, (*_FUNCS, ast.ClassDef))}
+        return attr is not None and not own & {attr, "__setattr__", "__slots__", "__getattribute__"}
+    return False

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from .closures import free_reads, own_nodes
 from .flow import Ctx
 from .kept_callbacks import KeptCallbacks
+from .lambda_runs import accessor, members
 from .problem import Runtime
 from .protocol_calls import BIN_OPS as _BIN
 from .protocol_calls import protocols
@@ -222,7 +223,7 @@ class ImplicitCalls(KeptCallbacks):
             if cls is not None:
                 names: tuple[str, ...] = ("__setattr__",) if store else ("__getattribute__", "__getattr__")
                 both = self.scope_classes(c) if cls is UNKNOWN else [cls]
-                calls.append((cls, (*names, attr) if any(_accessor(k, attr, store) for k in both) else names))
+                calls.append((cls, (*names, attr) if any(accessor(k, attr, store) for k in both) else names))
         elif t is ast.Subscript:
             calls.append((self.class_of(node.value, c), (_SUBSCRIPT[type(node.ctx)],)))  # type: ignore[attr-defined]
         elif t is ast.Compare:
@@ -262,9 +263,9 @@ class ImplicitCalls(KeptCallbacks):
             if id(k) in seen:
                 continue
             seen.add(id(k))
-            own = [s for s in k.body if isinstance(s, FUNCS) and s.name not in done and _wanted(s.name, names)]
-            out += own
-            done |= {s.name for s in own}
+            own = [(n, f) for n, f in members(k) if n not in done and _wanted(n, names)]  # `f = lambda: v` too
+            out += [f for _, f in own]
+            done |= {n for n, _ in own}
             bases = [self.lookup(self.classes, b.id, c) for b in k.bases if isinstance(b, ast.Name)]
             todo += [b for b in bases if isinstance(b, ast.ClassDef)]
         return out
@@ -274,19 +275,6 @@ def _wanted(name: str, names: tuple[str, ...]) -> bool:
     if names is _ANY:
         return name.startswith("__") and name.endswith("__") and name not in _MAKE
     return name in names
-
-
-def _accessor(cls: ast.ClassDef, attr: str, store: bool) -> bool:
-    """Is `attr` a property of `cls` (read), or a property with a setter (store)?"""
-    for s in cls.body:
-        if isinstance(s, FUNCS) and s.name == attr:
-            for d in s.decorator_list:
-                if store and isinstance(d, ast.Attribute) and d.attr == "setter":
-                    return True
-                last = d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
-                if not store and last in ("property", "cached_property"):
-                    return True
-    return False
 
 
 def _calls_first_param(deco: ast.AST) -> bool:

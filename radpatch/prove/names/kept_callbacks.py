@@ -11,7 +11,8 @@ flow, followed per path (names47):
   from there on it may run at any later call, as one kept any other way does;
 - kept any other way: it may run at any later call, `return` or the end of the scope;
 - at import, a module name bound once holds it as such a local does (holders); a lambda kept at import
-  by no one name (`LazyDict({"k": lambda: f()})`, `Field(default_factory=lambda: ...)`) is not followed.
+  by no one name (`LazyDict({"k": lambda: f()})`, `Field(default_factory=lambda: ...)`) is not followed
+  as kept; one a call surely calls there runs at the call (lambda_runs, names53).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ counts in any scope.
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -64,16 +65,22 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
     """The module's names no instance of its classes can be in: each binding of it an import, or at
     module level `x = value` with `value` reading only such names and builtins (`A = os.environ.get('A')`,
     `log = getLogger(__name__)`); a name a function declares `global` is not, nor one stored through or
-    passed to or along with what may be an instance: a value reading other names, a class or def of
-    the module (`Q.put(C)`: it may make one and hand it back), a method's `self` (`CV.set(self)`)."""
+    passed to or along with what may be an instance: a value reading other names, a class or a def of
+    the module that reads other names of it (`Q.put(C)`, `REG.hook = make`: it may make one and hand it
+    back; not `register(op, fn)`, names53 #3), a method's `self` (`CV.set(self)`); nor one imported once
+    a class is made, but from the standard library (another module may have taken the class: names53 #1)."""
     values: dict[str, list[ast.expr | None]] = {}
     others: set[str] = {n for g in ast.walk(tree) if isinstance(g, ast.Global) for n in g.names}
     todo: list[ast.AST] = list(tree.body)
+    first = _first_class(tree)
+    made: dict[str, list[ast.AST]] = {}  # the module's defs and classes, by name
     while todo:
         s = todo.pop()
         if isinstance(s, (ast.Import, ast.ImportFrom)):
             for a in s.names:
                 values.setdefault(a.asname or a.name.split(".")[0], []).append(None)
+                if s.lineno > first and not _stdlib(s):  # the module imported may have one (names53 #1)
+                    others.add(a.asname or a.name.split(".")[0])
             continue
         simple = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
         value = getattr(s, "value", None)
@@ -85,6 +92,7 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
             simple_ids = set()
         if isinstance(s, (*FUNCS, ast.ClassDef)):
             others.add(s.name)
+            made.setdefault(s.name, []).append(s)
             continue
         for n in ast.iter_child_nodes(s):
             if isinstance(n, ast.stmt):
@@ -97,13 +105,19 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
                 } | {x.name for x in ast.walk(n) if isinstance(x, ast.ExceptHandler) and x.name}
     calls: list[tuple[set[str], list[ast.expr]]] = []  # a call's receiver and arguments, `d.append(C())`
     given = _selves(tree)  # `CV.set(self)` in a method: it may hand the instance back (names51)
+    stored = _stored_values(tree)  # `reg.hook = fn`: as `register(reg, fn)` is (names53 #3)
     for n in ast.walk(tree):
         if isinstance(n, (ast.Attribute, ast.Subscript)) and not isinstance(n.ctx, ast.Load):
-            others.add(_root(n))  # `d['a'] = C()`, `reg.x = C()`: it may hold one now
+            if id(n) not in stored:
+                others.add(_root(n))  # `for d['a'] in ...`, `del reg.x`: it may hold one now
+            else:
+                part = [n.slice] if isinstance(n, ast.Subscript) else []  # `d[C()] = 1`: the key too
+                calls.append(({_root(n)} & set(values), [stored[id(n)], *part]))
         elif isinstance(n, ast.Call):
             args = [*n.args, *(k.value for k in n.keywords)]
             calls.append(({_root(e) for e in [n.func, *args]} & set(values), args))
     out = set(values) - others
+    defs = {n: d[0] for n, d in made.items() if len(d) == 1 and n not in values}  # bound once, by that def
     changed = True
     while changed:  # a value reading a name that may hold an instance may be one, and so may what it is
         changed = False  # passed to or along with (`reg.add(C())`, `register(d, make())`)
@@ -112,9 +126,54 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
                 out.discard(name)
                 changed = True
         for roots, args in calls:  # a class or def of the module given (`Q.put(C)`) may come back made
-            if roots & out and not all(reads_only(a, out, module.bound) and id(a) not in given for a in args):
+            if roots & out and not all(_inert(a, out, module.bound, defs) and id(a) not in given for a in args):
                 out -= roots
                 changed = True
+    return out
+
+
+def _inert(a: ast.expr, out: set[str], bound: set[str], defs: Mapping[str, ast.AST]) -> bool:
+    """Can `a`, given to a foreign name, hand back no instance? A value reading only `out` names and
+    builtins, or a def of the module whose body reads no other name of it (`register(op, fn)`, names50:
+    calling it makes none); not a class, nor a def that may make one (`Q.put(make)`, names51)."""
+    if reads_only(a, out, bound):
+        return True
+    fn = defs.get(a.id) if isinstance(a, ast.Name) else None
+    return isinstance(fn, FUNCS) and free_reads(fn) & bound <= out
+
+
+def _first_class(tree: ast.Module) -> int:
+    """The line of the module's first class statement run at import (a large number: none)."""
+    todo: list[ast.AST] = list(tree.body)
+    lines = []
+    while todo:
+        s = todo.pop()
+        if isinstance(s, ast.ClassDef):
+            lines.append(s.lineno)
+        elif not isinstance(s, FUNCS):
+            todo.extend(n for n in ast.iter_child_nodes(s) if isinstance(n, ast.stmt))
+    return min(lines, default=1 << 30)
+
+
+def _stdlib(s: ast.Import | ast.ImportFrom) -> bool:
+    """Does `s` import only the standard library (which imports no module of a package)? Read from this
+    interpreter, the target (target_probe); before 3.10 only its built-in modules are known."""
+    known = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names) | {"__future__"}
+    if isinstance(s, ast.ImportFrom):
+        return not s.level and (s.module or "").split(".")[0] in known
+    return all(a.name.split(".")[0] in known for a in s.names)
+
+
+def _stored_values(tree: ast.Module) -> dict[int, ast.expr]:
+    """Each attribute or subscript target of an assignment (`reg.hook = fn`, `d['a'] = C()`, `+=`), to its value."""
+    out: dict[int, ast.expr] = {}
+    for s in ast.walk(tree):
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AugAssign) else []
+        if isinstance(s, ast.AnnAssign) and s.value is not None:
+            targets = [s.target]
+        for t in targets:
+            if isinstance(t, (ast.Attribute, ast.Subscript)):
+                out[id(t)] = s.value  # type: ignore[attr-defined]
     return out
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from .branch_statements import BranchStatements
 from .flow import Ctx
-from .helper_exits import ENDS, callee, helpers, may_raise, simple
+from .helper_exits import ENDS, callee, helpers, may_raise, raises_only_before, simple
 from .path_facts import of_constant, of_flag, of_test
 from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
@@ -69,10 +69,23 @@ class Walker(BranchStatements):
         before = len(c.flow.kept)
         falls = self.statement(s, c)
         if may_raise(s):  # with what was kept so far (flow.restore: a `raise` going on into a handler)
-            c.flow.raise_mark = max(c.flow.raise_mark, len(c.flow.kept) if simple(s) else before)
+            after = simple(s) and not (len(c.flow.kept) > before and self.kept_before_raising(s, c))
+            c.flow.raise_mark = max(c.flow.raise_mark, len(c.flow.kept) if after else before)
         if isinstance(s, (ast.Return, ast.Raise)) or callee(s) in ENDS:
             c.flow.ends.add("return" if isinstance(s, ast.Return) else "raise")
         return falls
+
+    def kept_before_raising(self, s: ast.stmt, c: Ctx) -> bool:
+        """Does `s`, which kept a function, raise only before keeping it? (helper_exits.raises_only_before:
+        `keep(g)` of a module function that cannot raise, `BOX.cb = g` on a plain class's instance)"""
+        name = callee(s) or ""
+        target = s.targets[0] if isinstance(s, ast.Assign) else None
+        owner = target.value.id if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) else ""
+        local = c.scope.locals if c.scope is not self.module else set()
+        here = {n for n in (name, owner) if n in local or n in self.declared_global}
+        fn = self.local_defs.get((id(self.module), name)) if name and not here else None
+        cls = self.instances.get((id(self.module), owner)) if owner and not here else None
+        return raises_only_before(s, fn, cls)
 
     def statement(self, s: ast.stmt, c: Ctx) -> bool:
         self.implicit(s, c)  # `if k:`, `for x in k`, `with k:`, `k += 1` of this scope's instances
