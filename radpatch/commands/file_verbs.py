@@ -21,9 +21,10 @@ _SUPPORTED = click.option(
 )
 _WHEEL = click.option(
     "--wheel",
-    metavar="FILE",
-    type=click.Path(dir_okay=False, readable=False),
-    help="Read the pristine bytes from this wheel (offline) instead of the package index.",
+    metavar="FILE|DIR",
+    type=click.Path(dir_okay=True, readable=False),
+    help="Read the pristine bytes from this wheel (or the installed version's in a directory of wheels), "
+    "offline, instead of the package index.",
 )
 
 

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from radpatch.errors import RefusedError, UsageError
+from radpatch.errors import UsageError
 from radpatch.install.environment import Installed
 
 FC = TypeVar("FC", bound=Callable[..., Any])
@@ -24,25 +24,11 @@ def wheels_option(help: str) -> Callable[[FC], FC]:
 
 
 def wheel_of(dist: Installed, wheels: tuple[str, ...]) -> Path:
-    """The given wheel of `dist`'s name and version (a directory stands for the wheels in it)."""
-    from packaging.utils import canonicalize_name, parse_wheel_filename
+    """The given wheel of `dist`'s name and version (a directory stands for the wheels in it):
+    releases.pristine.local_wheel, as apply, restore and capture choose it."""
+    from radpatch.releases.pristine import local_wheel
 
-    files: list[Path] = []
-    for w in map(Path, wheels):
-        files += sorted(w.glob("*.whl")) if w.is_dir() else [w]
-    for f in files:
-        try:
-            name, version, _, _ = parse_wheel_filename(f.name)
-        except ValueError:
-            continue
-        if canonicalize_name(name) == canonicalize_name(dist.name) and version == dist.version:
-            return f
-    if len(files) == 1:
-        return files[0]  # pristine.from_wheel says what is wrong with it
-    raise RefusedError(
-        f"no --wheel given is {dist.name} {dist.version} ({', '.join(str(f) for f in files) or 'no .whl file'})",
-        f"give the wheel {dist.name} {dist.version} was installed from: --wheel FILE (or a directory holding it)",
-    )
+    return local_wheel(dist, wheels)
 
 
 def check_supported(supported: str | None) -> None:

@@ -188,7 +188,11 @@ def _pristine(found: capture.CapturedEdits, wheel: str | None, say: Say) -> dict
     dist, changed = found.dist, [e.relpath for e in found.edited if not e.new and e.on is None]
     if not changed:
         return {}
-    got, source = pristine.from_wheel(dist, changed, Path(wheel)) if wheel else pristine.from_index(dist, changed)
+    got, source = (
+        pristine.from_wheel(dist, changed, pristine.local_wheel(dist, (wheel,)))
+        if wheel
+        else pristine.from_index(dist, changed)
+    )
     n = len(changed)
     say(
         f"{dist.name} {dist.version}: the pristine bytes of {n} file{'s' * (n != 1)} from {source.describe()}, "

@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
+from radpatch.importing.anchored import anchored
 from radpatch.importing.changed_expressions import smallest_difference
 from radpatch.importing.expression_steps import ExpressionSteps
 from radpatch.importing.import_steps import ImportStep
@@ -291,4 +292,4 @@ def rewrites(before: str, after: str) -> Rewrites:
         raise Inexpressible(
             "the rewrites found do not reproduce the patched module (an importer bug; please report it)"
         )
-    return Rewrites(tuple(differ.steps), tuple(differ.fallbacks))
+    return Rewrites(anchored(before, tuple(differ.steps)), tuple(differ.fallbacks))

@@ -197,3 +197,42 @@ def _checked(dist: Installed, got: dict[str, bytes | None], source: PristineSour
 
 def _hint(source: PristineSource) -> str:
     return _WHEEL_HINT if source.origin == "index" else "give the wheel it was installed from, or reinstall it"
+
+
+def local_wheel(dist: Installed, given: tuple[str, ...]) -> Path:
+    """The wheel of `dist`'s name and version among `--wheel`s given (a directory stands for the
+    wheels in it; several builds of the version: the one whose tags the installed WHEEL names).
+    One FILE of another release is handed back: from_wheel says what is wrong with it."""
+    files: list[Path] = []
+    for w in map(Path, given):
+        files += sorted(w.glob("*.whl")) if w.is_dir() else [w]
+    found = [f for f in files if _names_release(f, dist)]
+    if len(found) > 1:
+        tags = _installed_tags(dist)
+        built = [f for f in found if tags & {str(t) for t in parse_wheel_filename(f.name)[3]}]
+        found = built if len(built) == 1 else found
+    if len(found) == 1:
+        return found[0]
+    if not found and len(given) == 1 and not Path(given[0]).is_dir():
+        return files[0]
+    where = ", ".join(given)
+    release = f"{dist.name} {dist.version}"
+    if found:
+        raise RefusedError(
+            f"--wheel {where}: {len(found)} wheels of {release}, none the build installed "
+            f"({', '.join(sorted(_installed_tags(dist))) or 'no WHEEL tags'}): " + ", ".join(f.name for f in found),
+            f"give the one {release} was installed from: --wheel FILE",
+        )
+    listed = ", ".join(f.name for f in files[:4]) + (", ..." if len(files) > 4 else "") or "no .whl file"
+    raise RefusedError(
+        f"--wheel {where}: no wheel of {release} ({listed})",
+        f"put the wheel {release} was installed from there, or give it: --wheel FILE",
+    )
+
+
+def _names_release(wheel: Path, dist: Installed) -> bool:
+    try:
+        name, version, _, _ = parse_wheel_filename(wheel.name)
+    except ValueError:
+        return False
+    return canonicalize_name(name) == canonicalize_name(dist.name) and version == dist.version
