@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -142,19 +143,24 @@ def refusal(missing: list[PatchCheck], root: Path, recorded: list[str] | None = 
         )
     if recorded is not None and all(c.record is None for c in missing) and recorded:
         return (
-            f"{head}; run `radpatch apply {' '.join(c.name for c in missing)} --python {sys.executable}` "
+            f"{head}; run `radpatch --python {_exe()} apply {' '.join(c.name for c in missing)}` "
             f"(radpatch has no record of {'it' if len(missing) == 1 else 'them'} here; the patches recorded "
             f"here are {', '.join(recorded)}: a name misspelt in {REQUIRE_ENV} reads so too), or unset {REQUIRE_ENV}"
         )
     drifted = [c.name for c in missing if c.state is Seen.DRIFTED]  # apply refuses these: status says why
     todo = [c.name for c in missing if c.state is not Seen.DRIFTED]
-    steps = [f"run `radpatch apply {' '.join(todo)} --python {sys.executable}`"] if todo else []
+    steps = [f"run `radpatch --python {_exe()} apply {' '.join(todo)}`"] if todo else []
     if drifted:
         steps.append(
-            f"run `radpatch status {' '.join(drifted)} --python {sys.executable}`, which says what to put right "
+            f"run `radpatch --python {_exe()} status {' '.join(drifted)}`, which says what to put right "
             "(apply refuses a drifted patch; `radpatch revert` takes one partly put back off the rest)"
         )
     return f"{head}; {' and '.join(steps)} (or unset {REQUIRE_ENV})"
+
+
+def _exe() -> str:
+    """This interpreter as a shell word: `--python` is radpatch's option, given before the command."""
+    return shlex.quote(sys.executable)
 
 
 def _own_site(root: Path) -> bool:

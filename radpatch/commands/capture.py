@@ -52,7 +52,7 @@ def run(ctx: Context, req: Request, dry_run: bool, apply_command: Apply, revert_
         return apply_command(c, (entry,), False, wheels=(wheel,) if wheel else (), record_only=True)
 
     capture_run.write_and_record(ctx, Path(out), prepared, apply, lambda c, entry: revert_command(c, (entry,), False))
-    _say_captured(prepared.found.dist, out, prepared.made)
+    _say_captured(ctx, prepared.found.dist, out, prepared.made)
     return EXIT_OK
 
 
@@ -68,7 +68,7 @@ def _show(out: Path, name: str, entry: emit.Entry) -> None:
         click.echo(f"# would write {out / name / rel} ({n} line{'s' * (n != 1)})")
 
 
-def _say_captured(dist: Installed, out: str, made: captured.Captured) -> None:
+def _say_captured(ctx: Context, dist: Installed, out: str, made: captured.Captured) -> None:
     entry = made.entry
     for c in made.changes:
         click.echo(f"captured {c.rel} ({dist.name} {dist.version}){' as a new module' if c.before is None else ''}")
@@ -83,5 +83,5 @@ def _say_captured(dist: Installed, out: str, made: captured.Captured) -> None:
     back = " and ".join(u for u in undo if u)
     name = entry.name
     click.echo(
-        f"try: radpatch --registry {out} status {name}; `radpatch --registry {out} revert {name}` undoes it ({back})"
+        f"try: {ctx.invocation([out])} status {name}; `{ctx.invocation([out])} revert {name}` undoes it ({back})"
     )

@@ -107,8 +107,8 @@ def run(
     for line in measured.lines():
         click.echo(line)
     click.echo(
-        f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch "
-        + " ".join(f"--registry {d}" for d in [*_registries_of_requirements(ctx, entries.values()), out])
+        f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: "
+        + ctx.invocation([*_registries_of_requirements(ctx, entries.values()), out])
         + " apply "
         + " ".join(e.name for e in entries.values())
     )

@@ -12,6 +12,7 @@ import difflib
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -232,6 +233,19 @@ def test_hand_edits_are_captured_as_import_writes_them_read_applied_and_revert_t
     assert "captured rcap/core.py (rcap 1.0)" in r.stdout and "range requests" in r.stdout, r.stdout
     assert "fix_core: adopted: rcap.core already carries this patch's result" in r.stdout, r.stdout
     assert "left out rcap/table.json" not in r.stdout  # it is as installed
+    # the status command it prints next, run as printed, reads the same environment (att54 #4: no --python)
+    printed = shlex.split(r.stdout.rsplit("try: ", 1)[1].split(";")[0])
+    assert printed[:3] == ["radpatch", "--python", str(target.venv.python)], r.stdout
+    followed = subprocess.run(
+        [sys.executable, "-m", "radpatch", *printed[1:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=clean_env(),
+        cwd=target.cwd,
+        check=False,
+    )
+    assert followed.returncode == 0 and "fix_core" in followed.stdout and "applied" in followed.stdout, followed
     # the edited file was not rewritten: same bytes, same inode
     assert core.read_text() == EDITED_CORE and core.stat().st_ino == inode
     # read from the index by range requests: the zip's tail and core.py, not the 300 kB blob

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -70,6 +71,19 @@ def test_import_out_writes_files_as_the_user_would_or_names_what_is_in_the_way(
         assert {str(p.relative_to(out)): stat.S_IMODE(p.stat().st_mode) for p in written} == {
             str(p.relative_to(out)): want for p in written
         }
+        # the command it prints next runs on the same environment as printed (att54 #4: it left out --python,
+        # and run so it said the distribution is not installed); a dry run, as the venv is shared
+        printed = shlex.split(got.stdout.rsplit("try: ", 1)[1])
+        assert printed[:3] == ["radpatch", "--python", str(venv.python)], got.stdout
+        followed = subprocess.run(
+            [sys.executable, "-m", "radpatch", *printed[1:], "--dry-run"],
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=600,
+            check=False,
+        )
+        assert followed.returncode == 0, followed.stdout + followed.stderr
         return
     said = got.stdout + got.stderr
     assert got.returncode == 2, said

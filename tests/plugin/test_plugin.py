@@ -19,6 +19,7 @@ from radpatch import plugin
 from radpatch.plugin import RequiredPatchMissing, Seen
 from radpatch.state import engine_start
 from tests.lib.fifo import fifo_in_place_of
+from tests.lib.hints import hinted, usage_error, without_python
 from tests.lib.site import Site
 
 
@@ -77,8 +78,10 @@ def test_require_refuses_with_a_clear_message(
     with pytest.raises(RequiredPatchMissing) as err:
         plugin.register()
     assert str(err.value).startswith("refusing to start: RADPATCH_REQUIRE requires toy, but in ")
-    assert "toy is not applied (no record)" in str(err.value) and "radpatch apply toy --python " in str(err.value)
-    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    assert "toy is not applied (no record)" in str(err.value)
+    (argv,) = hinted(str(err.value))  # the command the refusal names, followed as printed
+    assert argv[:3] == ["--python", sys.executable, "apply"] and usage_error(argv) is None, argv
+    assert radpatch("--registry", str(toy), *without_python(argv)).code == 0
     plugin.register()  # now satisfied: no exception
 
 
@@ -94,7 +97,10 @@ def test_a_required_patch_partly_put_back_names_status_and_revert_not_apply(
     with pytest.raises(RequiredPatchMissing) as err:
         plugin.register()
     said = str(err.value)
-    assert "toy is drifted (toypkg/util.py is the pristine file)" in said and "radpatch status toy --python" in said
+    assert "toy is drifted (toypkg/util.py is the pristine file)" in said
+    argv = hinted(said)[0]  # then `radpatch revert`, named as the way to take it off the rest
+    assert argv[2:] == ["status", "toy"] and usage_error(argv) is None, argv
+    assert "toypkg/util.py" in radpatch("--registry", str(toy), *without_python(argv)).out
     assert "radpatch apply" not in said, said
     applied = radpatch("--registry", str(toy), "apply", "toy")
     assert applied.code == 1 and "toypkg/util.py is the pristine file" in applied.err
@@ -162,7 +168,8 @@ def test_an_unknown_required_name_says_what_is_recorded(
     with pytest.raises(RequiredPatchMissing) as err:
         plugin.register()
     assert "the patches recorded here are toy: a name misspelt in RADPATCH_REQUIRE reads so too" in str(err.value)
-    assert "run `radpatch apply toy-patch" in str(err.value)
+    (argv,) = hinted(str(err.value))
+    assert argv[2:] == ["apply", "toy-patch"] and usage_error(argv) is None, argv
 
 
 def test_a_shadowing_copy_is_named_not_patched_over(as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
