@@ -1,9 +1,8 @@
 """Which installed files `radpatch capture` looks at: the distribution a PATH belongs to (the one
 whose RECORD lists it, or for a new module the package it goes into), a PATH given as a path
 (absolute, from the current directory or from site-packages) or as a module name, a directory's
-RECORD rows and new files; without PATHs, every file of `--distribution NAME`, else of the
-distribution that installs the `vllm` package. Each distribution's RECORD read once. What changed
-in them is importing.capture's to find."""
+RECORD rows and new files; without PATHs, every file of `--distribution NAME`, else of the `vllm`
+package's distribution. Each RECORD read once; what changed in them is importing.capture's to find."""
 
 from __future__ import annotations
 
@@ -145,6 +144,9 @@ def pick(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Pi
         dist = _owner(installs(home), home, rel, arg, distribution)
         entry = picked.setdefault(dist.installed.dist_info, (dist, [], [], []))
         entry[1].append(rel)
+        package = rel.removesuffix("/__init__.py")  # a package's module name names its __init__ alone (att54 #5)
+        if package != rel and not arg.replace(os.sep, "/").rstrip("/").endswith(("__init__.py", "__init__")):
+            arg = f"{arg} (the module {rel}, not the package's other files: name them, or its directory {package}/)"
         entry[3].append(arg)
     if len(picked) > 1:
         names = sorted(f"{d.installed.name} ({', '.join(a)})" for d, _, _, a in picked.values())

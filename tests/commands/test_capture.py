@@ -309,6 +309,10 @@ def test_paths_as_module_names_absolute_paths_and_directories(target: Target) ->
         r = target.run("capture", f"e{i}", *paths, *target.offline, "--dry-run")
         assert r.returncode == 0, (paths, r.stderr)
         assert "rcap.sub.util" in r.stdout and "rcap.core" not in r.stdout, (paths, r.stdout)
+    # a package's module name is its __init__ alone: said, with the directory to give (att54 #5)
+    r = target.run("capture", "init", "rcap.sub", *target.offline, "--dry-run")
+    assert r.returncode == 1 and "rcap.sub (the module rcap/sub/__init__.py" in r.stderr, r.stderr
+    assert "its directory rcap/sub/" in r.stderr and "Traceback" not in r.stderr, r.stderr
     r = target.run("capture", "both", "rcap/", *target.offline, "--dry-run")  # the package's directory: both edits
     assert "  core: rcap.core\n" in r.stdout and "  util: rcap.sub.util\n" in r.stdout, r.stdout
     assert list(target.cwd.iterdir()) == []  # --dry-run writes nothing
