@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 from radpatch import __version__
-from radpatch.commands import json_output
+from radpatch.commands import json_output, usage
 from radpatch.commands.file_verbs import capture, import_, restore
 from radpatch.commands.options import wheels_option
 from radpatch.context import Context
@@ -232,6 +232,14 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("radpatch: interrupted", err=True)
         return 130
+    except click.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `radpatch` (click 8.2+): the help, as click prints it
+            exc.show()
+            return EXIT_USAGE
+        message, hint = usage.render(exc, args, cli)
+        click.echo(f"radpatch: error: {message}\n  hint: {hint}", err=True)
+        json_output.error(args, message, hint, EXIT_USAGE)
+        return EXIT_USAGE
     except click.ClickException as exc:
         exc.show()
         code = EXIT_USAGE if exc.exit_code == 2 else exc.exit_code

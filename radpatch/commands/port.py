@@ -27,12 +27,16 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
     refused: list[str] = []  # a release asked for does not prove as the entry is
     unproven: list[str] = []  # the edit does not prove over the entry's whole new range
     ported: dict[str, Patch] = {}  # entries this run edited (written, or proven in a dry run): as edited
+    unread: list[str] = []  # releases whose wheel cannot be read: the file is the problem, not the entry
+    other: list[str] = []  # releases failing on the entry itself
     for patch in porting.in_series(ctx.registry.load_many(names), ctx.registry.load):
         below = tuple(ported.get(r.name, r) for r in requirements_of(patch, ctx.registry.load))
         p = porting.plan(patch, wanted, releases, requires=below)
         click.echo(f"{patch.name} ({patch.source}):")
         for c in p.cells:
             click.echo(f"  {c.version}: {c.kind}" + (f": {c.detail}" if c.detail else ""))
+            if c.kind == "fail":  # the wheel, or the entry on it
+                (unread if c.detail.startswith("wheel: ") else other).append(str(c.version))
             for said in c.stale:  # a `vouched_exec:` item matching nothing there
                 click.echo(f"  {c.version}: {said}")
         if p.after is None:
@@ -80,6 +84,13 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
             else "the edit above leaves a release of the new range failing (named above): port a range that "
             "holds it too, or edit the entry by hand"
         )
+        if unread:  # say what to do about the file first; the entry's own failures after it
+            wheels = (
+                f"the wheel of {', '.join(dict.fromkeys(unread))} is not readable (its cell names the file): replace "
+                f"that file with a readable copy where it comes from ({releases.settings.describe()}), then run "
+                f"`radpatch port {' '.join(names)} --to {to}` again"
+            )
+            hint = wheels if refused and not other and not unproven else f"{wheels}; {hint}"
         raise RefusedError(f"not ported: {', '.join(refused + unproven)}", hint)
     return EXIT_OK
 

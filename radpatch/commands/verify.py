@@ -82,7 +82,9 @@ def run_many(
         raise RefusedError(
             f"{len(bad)} release(s) inside the entries' supported ranges fail: "
             + ", ".join(f"{name} {r.version} ({first_failed(r)})" for name, r in bad),
-            _all_hint([r for _, r in bad]),
+            _all_hint(
+                [r for _, r in bad], releases.settings.describe(), "radpatch verify " + " ".join(names or ["--all"])
+            ),
         )
     if errors:
         raise RefusedError(
@@ -129,7 +131,8 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool, python: tuple[
     patch = ctx.registry.load(name)
     wanted = patch.supported if spec is None else parse_spec(spec)
     requires = series.requirements_of(patch, ctx.registry.load)
-    report = verify(patch, wanted, Releases.from_env(), probe=spec is None, requires=requires, python=python)
+    releases = Releases.from_env()
+    report = verify(patch, wanted, releases, probe=spec is None, requires=requires, python=python)
     if as_json:
         json_output.emit(report.to_json())
     else:
@@ -149,7 +152,7 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool, python: tuple[
         raise RefusedError(
             f"{patch.name}: {len(bad)} of {_claimed_words(report)} fail: "
             + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
-            _hint(bad, requires),
+            _hint(bad, requires, releases.settings.describe(), f"radpatch verify {name}"),
         )
     return EXIT_OK
 
@@ -163,17 +166,40 @@ def _claimed_words(report: Report) -> str:
     return f"the {n} asked ({report.spec_text}) of {p.distribution}'s releases in {p.range}"
 
 
-def _all_hint(bad: list[ReleaseResult]) -> str:
+def _unreadable_wheels(bad: list[ReleaseResult], source: str, again: str) -> str:
+    """What to do about the releases whose wheel could not be read ("" when none): the wheel is the
+    problem there, not the rewrites; no part of an unreadable wheel is cached, so a fixed file is read
+    anew."""
+    unread = sorted({str(r.version) for r in bad if first_failed(r) == "wheel"})
+    if not unread:
+        return ""
+    return (
+        f"the wheel of {', '.join(unread)} is not readable (its row names the file): replace that file with a "
+        f"readable copy where it comes from ({source}), then run `{again}` again"
+    )
+
+
+def _all_hint(bad: list[ReleaseResult], source: str, again: str) -> str:
     """`port` only when a release lacks a declared module (the code may have moved)."""
+    wheels = _unreadable_wheels(bad, source, again)
+    if wheels and all(first_failed(r) == "wheel" for r in bad):
+        return wheels
     if any(first_failed(r) == "module" and r.kind.cause is Cause.NO_MODULE for r in bad):
         return (
             "`radpatch port NAME --to VERSION` adds a moved module; fix a rewrite that no longer matches, "
             "or narrow `supported`"
         )
-    return "each failing row's note says why: fix the rewrite it names, or narrow `supported`"
+    return "each failing row's note says why: fix the rewrite it names, or narrow `supported`" + (
+        f"; {wheels}" if wheels else ""
+    )
 
 
-def _hint(bad: list[ReleaseResult], requires: tuple[Patch, ...]) -> str:
+def _hint(bad: list[ReleaseResult], requires: tuple[Patch, ...], source: str, again: str) -> str:
+    wheels = _unreadable_wheels(bad, source, again)
+    if wheels and all(first_failed(r) == "wheel" for r in bad):
+        return wheels
+    if wheels:  # some releases fail on the rewrites, some on their wheel
+        return f"{_hint([r for r in bad if first_failed(r) != 'wheel'], requires, source, again)}; {wheels}"
     if requires and all(first_failed(r) == "requires" for r in bad):
         return f"an entry it requires does not apply there: verify {requires[-1].name} alone (its rows say why)"
     return "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.errors import RegistryError, UsageError
+from radpatch.registry import series
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
 
@@ -64,6 +65,13 @@ class Registry:
         return sorted(self.files)
 
     def load(self, name: str) -> Patch:
+        """The entry `name`; a `requires:` cycle it reaches is its registry error (every command says it)."""
+        p = self._load_plain(name)
+        series.refuse_cycles([p], self._load_plain)
+        return p
+
+    def _load_plain(self, name: str) -> Patch:
+        """The entry `name`, its `requires:` not followed (refuse_cycles's own reads)."""
         if name not in self.files:
             known = ", ".join(self.names()) or "none"
             raise UsageError(
@@ -87,11 +95,18 @@ class Registry:
         """Load each named patch; report the problems of every invalid file at once."""
         patches: list[Patch] = []
         problems: list[str] = []
+        hints: set[str] = set()
         for name in dict.fromkeys(names):
             try:
-                patches.append(self.load(name))
+                patches.append(self._load_plain(name))
             except RegistryError as exc:
                 problems.extend(exc.problems)
-        if problems:
-            raise RegistryError(problems)
+                hints.add(exc.hint)
+        try:
+            series.refuse_cycles(patches, self._load_plain)  # each cycle once, from the first entry on it named
+        except RegistryError as exc:
+            problems.extend(exc.problems)
+            hints.add(exc.hint)
+        if problems:  # one hint kept when every problem has the same
+            raise RegistryError(problems, *(hints if len(hints) == 1 else ()))
         return patches

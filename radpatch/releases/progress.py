@@ -21,6 +21,7 @@ class Progress:
         self.tty = stream.isatty()
         self.total = self.done = 0
         self.bytes = self.wheel_bytes = 0
+        self.unread = 0  # wheels that could not be read (verify's row says why)
         self.whole_said = False
         self.active: list[Version] = []
         self.t0 = 0.0
@@ -29,6 +30,7 @@ class Progress:
 
     def begin(self, total: int, releases: Releases) -> None:
         self.total, self.done, self.bytes, self.wheel_bytes, self.t0 = total, 0, 0, 0, time.monotonic()
+        self.unread = 0
         self._line(
             f"radpatch: reading {total} wheel(s) of {self.dist} from {releases.settings.describe()} "
             f"(range requests: central directory, dist-info, target modules); cache {releases.root}"
@@ -50,6 +52,8 @@ class Progress:
                 self.active.remove(v)
             if got is not None:
                 self.wheel_bytes += got.size
+            else:  # no wheel, or one that cannot be read: its size is not known
+                self.unread += 1
             if got is not None and got.whole and not self.whole_said:
                 self.whole_said = True
                 self._line(
@@ -81,9 +85,12 @@ class Progress:
             self._bar()
 
     def end(self) -> None:
+        unread = f" ({self.unread} could not be read)" if self.unread else ""
+        # the share of the readable wheels' bytes, when there are some: an unreadable wheel's size is not known
+        of = f" of {_size(self.wheel_bytes)} ({_share(self.bytes, self.wheel_bytes)})" if self.wheel_bytes else ""
         self._line(
-            f"radpatch: read {self.done} of {self.total} wheel(s) of {self.dist}: {_size(self.bytes)} of "
-            f"{_size(self.wheel_bytes)} ({_share(self.bytes, self.wheel_bytes)}) in {time.monotonic() - self.t0:.1f} s"
+            f"radpatch: read {self.done - self.unread} of {self.total} wheel(s) of {self.dist}{unread}: "
+            f"{_size(self.bytes)}{of} in {time.monotonic() - self.t0:.1f} s"
         )
 
     # --- the proofs (apply's pipeline per entry x release; identical files are proven once) ---------

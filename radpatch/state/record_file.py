@@ -11,7 +11,7 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.files import atomic_write
@@ -198,12 +198,21 @@ def _file_record(f: dict[str, object]) -> FileRecord:
     _need(isinstance(target, list) and all(isinstance(c, str) and _CODE.match(c) for c in target), "target_code")
     rec = FileRecord(**{**f, "made_dirs": tuple(made), "target_code": tuple(target)})  # type: ignore[arg-type]
     _need(isinstance(rec.module, str) and isinstance(rec.path, str), f"file entry {f!r}")
+    for rel in (rec.path, *rec.made_dirs):
+        _need(_inside(rel), f"the path {rel!r} is not inside the install root (absolute, empty or with ..)")
     for digest in (rec.original_sha256, rec.patched_sha256):
         _need(isinstance(digest, str) and bool(_SHA.match(digest)), f"not a sha256: {digest!r}")
     _need(isinstance(rec.base_sha256, str) and bool(_SHA.match(rec.base_sha256) or not rec.base_sha256), "base")
     for code in (rec.original_code, rec.patched_code, rec.base_code):
         _need(isinstance(code, str) and bool(_CODE.match(code)), f"not a code hash: {code!r}")
     return rec
+
+
+def _inside(rel: str) -> bool:
+    """`rel` names a file under the install root: relative, no `..`, no NUL (a hand-edited record
+    naming /etc/passwd or ../../x.py is unreadable, never a file revert would write)."""
+    parts = PurePosixPath(rel).parts
+    return bool(parts) and "\0" not in rel and not rel.startswith(("/", "\\")) and ".." not in parts
 
 
 def _need(ok: bool, what: str) -> None:
