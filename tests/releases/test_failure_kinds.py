@@ -42,8 +42,12 @@ def test_each_failure_says_what_it_is_and_a_kept_proof_says_it_again(loopback: A
     # 2.2: the wheel has no core.py at all
     assert (no_file.kind.cause, no_file.kind.file) == (Cause.NO_MODULE, "planner")
     assert [moved.scope_gone(r.kind) for r in (gone, rewritten, no_file)] == [True, False, True]
-    assert "`radpatch port NAME --to VERSION` adds a moved module" in _all_hint([rewritten, no_file])
-    assert "radpatch port" not in _all_hint([gone, rewritten])  # `verify --all` suggests port only for a missing module
+    assert "`radpatch port NAME --to VERSION` adds a moved module" in _all_hint(
+        [rewritten, no_file], "the index", "radpatch verify --all"
+    )
+    assert "radpatch port" not in _all_hint(
+        [gone, rewritten], "the index", "radpatch verify --all"
+    )  # `verify --all` suggests port only for a missing module
     kinds = [json.loads(f.read_text())["kind"] for f in (tmp_path / "cache" / "proofs").glob("*.json")]
     assert {"cause": "scope gone", "target": "planner", "rewrite": "cap"} in kinds
     kept = _results(patch, tmp_path / "cache")  # the proofs are read from the cache this time
