@@ -34,8 +34,8 @@ _DOTTED = {"$ref": "#/$defs/dotted"}
 KINDS: dict[str, dict[str, Any]] = {
     "qualname": {"$ref": "#/$defs/qualname"},
     "identifier": _NAME,
-    "code": {"type": "string", "pattern": "\\S"},
-    "within": {"type": "string", "pattern": "\\S"},
+    "code": {"type": ["string", "number"], "pattern": "\\S"},
+    "within": {"type": ["string", "number"], "pattern": "\\S"},
     "expression": {"type": ["string", "number"], "pattern": "\\S"},
     "payload": {"type": "string", "minLength": 1},
     "names": {"type": "array", "items": _NAME, "minItems": 1},
@@ -130,7 +130,7 @@ def build() -> dict[str, Any]:
             "additionalProperties": {
                 "oneOf": [
                     _DOTTED,
-                    {"type": "array", "items": module_choice},
+                    {"type": "array", "minItems": 1, "items": module_choice},
                 ]
             },
         },

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+import jsonschema
 import pytest
 import yaml
 from packaging.specifiers import SpecifierSet
@@ -38,7 +39,7 @@ from radpatch.errors import RegistryError
 from radpatch.registry.loader import load_patch
 from radpatch.rewrite.ops import OPERATIONS
 from tests.lib.generated import sample
-from tests.lib.registry import load_problems, write_entry
+from tests.lib.registry import load_problems, schema_validate, write_entry
 from tests.lib.site import Site
 
 
@@ -86,6 +87,8 @@ def test_an_empty_list_is_refused_at_its_key_by_every_command(
     result = radpatch("--registry", str(entry.parent), *command)
     assert result.code == 2, result
     _refused_in_two_lines(result.err, entry, key)
+    with pytest.raises(jsonschema.ValidationError):  # the JSON Schema an editor checks agrees
+        schema_validate(yaml.safe_load(text))
 
 
 # --- every code field x YAML spellings: a boolean is refused exactly where YAML reads one ----------
@@ -116,6 +119,13 @@ def test_a_yaml_boolean_in_a_code_field_is_refused_there(kind: str, key: str, sp
     path = f"at rewrites[0].{kind}.{key}:"
     said_boolean = [p for p in problems if path in p and "as a boolean, not Python code" in p]
     assert bool(said_boolean) == isinstance(read_by_yaml, bool), problems
+    if said_boolean or not problems:  # the JSON Schema an editor checks agrees
+        try:
+            schema_validate(yaml.safe_load(text))
+            schema_refuses = False
+        except jsonschema.ValidationError:
+            schema_refuses = True
+        assert schema_refuses == bool(said_boolean), problems
     if said_boolean:
         python = "True" if read_by_yaml else "False"
         assert f"{entry}:" in said_boolean[0] and f"write Python's {python}" in said_boolean[0], said_boolean
