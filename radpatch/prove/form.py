@@ -181,6 +181,9 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     if base != data and _present(ps, f, base) is None:
         return
     present, what = found
+    missing = _nothing_taken(ps, f, present, data)
+    if missing is not None:
+        raise missing
     hints = {rw.op.present_hint() for rw in present}
     twin = hints.pop() if len(hints) == 1 else ""  # a hint every rewrite found present gives
     raise RefusedError(
@@ -189,6 +192,24 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
         f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` "
         f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release){twin}",
     )
+
+
+def _nothing_taken(ps: PatchState, f: FileState, present: list[Rewrite], data: bytes) -> RefusedError | None:
+    """A file reads as patched by rewrites that take something away only because it lacks what they
+    name (a typo in `element:`, or code upstream never had): when every rewrite of the file takes
+    something away, the refusal is the first one's own no-match (what is missing, the closest
+    candidates), not "already contains" with its `obsolete:` hint, which holds only where the rest
+    of the rewrites' result is there too."""
+    if not present or not all(rw.op.takes_away() for rw in f.rewrites):
+        return None
+    from radpatch.rewrite.runner import forward
+
+    for rw in present:
+        try:
+            forward(ps.patch, (rw,), data, str(f.path))
+        except RefusedError as exc:
+            return exc
+    return None
 
 
 def _present(ps: PatchState, f: FileState, data: bytes) -> tuple[list[Rewrite], str] | None:

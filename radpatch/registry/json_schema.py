@@ -25,20 +25,20 @@ PATH = Path(__file__).resolve().parents[1] / "registry.schema.json"
 # the name patterns list Unicode's identifier characters (registry.name_patterns): written once, in
 # $defs, and referred to
 DEFS: dict[str, dict[str, Any]] = {
-    "identifier": {"type": "string", "pattern": name_patterns.identifier()},
     "qualname": {"type": "string", "pattern": name_patterns.qualname()},
     "dotted": {"type": "string", "pattern": name_patterns.dotted()},
+    "name": {"type": "string", "pattern": name_patterns.python_name()},
 }
-_IDENT = {"$ref": "#/$defs/identifier"}
+_NAME = {"$ref": "#/$defs/name"}
 _DOTTED = {"$ref": "#/$defs/dotted"}
 KINDS: dict[str, dict[str, Any]] = {
     "qualname": {"$ref": "#/$defs/qualname"},
-    "identifier": _IDENT,
-    "code": {"type": "string", "pattern": "\\S"},
-    "within": {"type": "string", "pattern": "\\S"},
+    "identifier": _NAME,
+    "code": {"type": ["string", "number"], "pattern": "\\S"},
+    "within": {"type": ["string", "number"], "pattern": "\\S"},
     "expression": {"type": ["string", "number"], "pattern": "\\S"},
     "payload": {"type": "string", "minLength": 1},
-    "names": {"type": "array", "items": _IDENT, "minItems": 1},
+    "names": {"type": "array", "items": _NAME, "minItems": 1},
     "occurrence": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
     "index": {"type": "integer", "minimum": 1},
     "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
@@ -130,7 +130,7 @@ def build() -> dict[str, Any]:
             "additionalProperties": {
                 "oneOf": [
                     _DOTTED,
-                    {"type": "array", "items": module_choice},
+                    {"type": "array", "minItems": 1, "items": module_choice},
                 ]
             },
         },

@@ -1,5 +1,5 @@
 """The JSON Schema's patterns for the names the loader reads as Python reads them (PEP 3131): an
-identifier (`str.isidentifier`), a qualified name (`<module>` or identifiers joined by dots) and a
+name (`str.isidentifier`, not a keyword), a qualified name (`<module>` or identifiers joined by dots) and a
 dotted module name (loader.nodes.is_dotted: no part a keyword), so that an editor flags no name the
 loader accepts (`toyd.é`, `scope: Größe.f`) and every one it refuses.
 
@@ -55,10 +55,12 @@ def _classes() -> tuple[str, str]:
     return cls(data["start"]), cls(data["continue"])
 
 
-def identifier() -> str:
-    """A Python identifier, keywords included (as loader.field_kinds.identifier reads one)."""
+def python_name() -> str:
+    """A name Python code binds or reads: an identifier that is not a keyword (loader.field_kinds'
+    `identifier` kind: a parameter, a constant, a payload's definition)."""
     start, more = _classes()
-    return f"^{start}{more}*{END}"
+    guard = "(?!(?:" + "|".join(keyword.kwlist) + ")" + END + ")"
+    return f"^{guard}{start}{more}*{END}"
 
 
 def _parts(guard: str = "") -> str:

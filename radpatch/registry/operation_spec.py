@@ -170,6 +170,12 @@ class Operation:
         (prove.form.refuse_if_present): how to tell the rewrite's result from code already there."""
         return ""
 
+    def takes_away(self) -> bool:
+        """Its result is the absence of what it names (remove_element, remove_decorator): code that
+        never held it reads as patched, so prove.form.refuse_if_present says what is missing there
+        rather than that the release carries the change."""
+        return False
+
     def touches(self) -> tuple[Touch, ...]:
         """What the rewrite changes, for prove.overlaps.pairs (registry.touch): the node it changes or
         the anchor it inserts at, in its scope; () for an edit that stacks with anything. The default,

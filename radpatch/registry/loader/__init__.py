@@ -16,7 +16,7 @@ import yaml
 from radpatch.errors import RegistryError
 from radpatch.files import read_regular
 from radpatch.registry.loader import top_keys, vouched
-from radpatch.registry.loader.nodes import MAX_BYTES, Invalid, Problems, TooBig, mapping, specifier, string
+from radpatch.registry.loader.nodes import MAX_BYTES, Invalid, Problems, TooBig, mapping, specifier, string, undecodable
 from radpatch.registry.loader.operations import EntryReader
 from radpatch.registry.model import Patch
 
@@ -27,6 +27,13 @@ TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases", "requires", "up
 def compose(ctx: Problems, data: bytes) -> yaml.Node:
     if len(data) > MAX_BYTES:
         ctx.problems.append(f"{ctx.file}: file is larger than {MAX_BYTES} bytes")
+        raise Invalid()
+    bad = None if data.startswith((b"\xff\xfe", b"\xfe\xff")) else undecodable(data)  # UTF-16/32: YAML reads its BOM
+    if bad:
+        line, column, byte = bad
+        ctx.problems.append(
+            f"{ctx.file}:{line}:{column}: byte {byte} is not UTF-8; save the registry file as UTF-8 (YAML's encoding)"
+        )
         raise Invalid()
     try:
         node = yaml.compose(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -6,6 +6,7 @@ are its own `choices`, read by `nodes.choice`."""
 from __future__ import annotations
 
 import ast
+import keyword
 import textwrap
 from collections.abc import Callable
 
@@ -15,8 +16,22 @@ from radpatch.registry.code import ParseProblem, is_expression, newer_grammar, p
 from radpatch.registry.loader.nodes import EveryProblem, Problems, python_name, seq, string
 
 
+def code_text(ctx: Problems, node: yaml.Node, path: str) -> str:
+    """A code field's text: a string, or a plain scalar Python reads as YAML does (`from: 300`); a
+    YAML boolean (`true`, `yes`, `off`) is refused, Python would read another name or nothing."""
+    text = string(ctx, node, path)
+    if node.tag == "tag:yaml.org,2002:bool" and not getattr(node, "style", None):
+        python = "True" if text.lower() in ("true", "yes", "on", "y") else "False"
+        raise ctx.fail(
+            node,
+            path,
+            f"YAML reads {text} as a boolean, not Python code; write Python's {python}, or quote it: {text!r}",
+        )
+    return text
+
+
 def _pattern(ctx: Problems, node: yaml.Node, path: str) -> str:
-    code = string(ctx, node, path)
+    code = code_text(ctx, node, path)
     if not code.strip():
         raise ctx.fail(
             node, path, "is empty; write the Python code to match (to delete code, use the `delete` operation)"
@@ -42,7 +57,7 @@ def _pattern(ctx: Problems, node: yaml.Node, path: str) -> str:
 
 
 def _within(ctx: Problems, node: yaml.Node, path: str) -> str:
-    code = string(ctx, node, path)
+    code = code_text(ctx, node, path)
     text = textwrap.dedent(code).strip()
     problem = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else ParseProblem("empty")
     if problem:
@@ -79,7 +94,7 @@ def _position(ctx: Problems, node: yaml.Node, path: str) -> int:
 
 
 def _import(ctx: Problems, node: yaml.Node, path: str) -> str:
-    code = string(ctx, node, path).strip()
+    code = code_text(ctx, node, path).strip()
     try:
         body = ast.parse(code).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -98,7 +113,7 @@ def _import(ctx: Problems, node: yaml.Node, path: str) -> str:
 
 
 def _expression(ctx: Problems, node: yaml.Node, path: str) -> str:
-    code = string(ctx, node, path).strip()
+    code = code_text(ctx, node, path).strip()
     problem = parse_problem(code, "eval") if code else ParseProblem("empty")
     if problem:
         newer = newer_grammar(code) if code and not problem.nested else ""
@@ -124,9 +139,18 @@ def identifier(ctx: Problems, node: yaml.Node, path: str) -> str:
     return python_name(name)
 
 
+def _python_name(ctx: Problems, node: yaml.Node, path: str) -> str:
+    """A name Python code binds or reads (a parameter, a constant, a payload's definition): an
+    identifier that is not a keyword (`class`; soft keywords such as `match` are names)."""
+    name = identifier(ctx, node, path)
+    if keyword.iskeyword(name):
+        raise ctx.fail(node, path, f"{name!r} is a Python keyword, not a name; choose another name")
+    return name
+
+
 def _names(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     get = EveryProblem()
-    names = tuple(get(identifier, ctx, n, f"{path}[{i}]") for i, n in enumerate(seq(ctx, node, path)))
+    names = tuple(get(_python_name, ctx, n, f"{path}[{i}]") for i, n in enumerate(seq(ctx, node, path)))
     get.check()
     if not names:
         raise ctx.fail(node, path, "an empty list; name at least one definition or leave `names` out")
@@ -135,7 +159,7 @@ def _names(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
 
 READERS: dict[str, Callable[[Problems, yaml.Node, str], object]] = {
     "qualname": _qualname,
-    "identifier": identifier,
+    "identifier": _python_name,
     "code": _pattern,
     "expression": _expression,
     "occurrence": _occurrence,

@@ -209,3 +209,17 @@ def is_dotted(name: str) -> bool:
     """A dotted module name as Python imports one: each part an identifier (PEP 3131's too:
     `pkg.módulo`) and no keyword; registry.name_patterns.dotted is the JSON Schema's pattern for it."""
     return all(p.isidentifier() and not keyword.iskeyword(p) for p in name.split("."))
+
+
+def undecodable(data: bytes, encoding: str = "utf-8") -> tuple[int, int, str] | None:
+    """Where `data` stops being text in `encoding`: the 1-based line and column (in characters) of
+    the first byte that is not, and that byte as 0xNN; None when all of it decodes."""
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        column = len(data[start : exc.start].decode(encoding, "replace")) + 1
+        return data.count(b"\n", 0, exc.start) + 1, column, f"0x{data[exc.start]:02x}"
+    except LookupError:
+        return None
+    return None

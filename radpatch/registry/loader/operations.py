@@ -6,6 +6,8 @@ for the entry's digest), the module file it names, and the module choices of `mo
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from radpatch.registry.loader.nodes import (
     seq,
     specifier,
     string,
+    undecodable,
 )
 from radpatch.registry.model import (
     Field,
@@ -64,6 +67,9 @@ class EntryReader:
         if tree is not None:
             self.payloads[file] = data
             return PayloadFile(file, data, tree)
+        why = _not_text(data)
+        if why:
+            raise self.ctx.fail(node, path, f"payload {file}:{why}")
         try:
             tree = ast.parse(data, filename=str(file))
         except SyntaxError as exc:
@@ -173,7 +179,12 @@ class EntryReader:
                 )
             )
 
-        each(list(enumerate(seq(self.ctx, node, path))), one)
+        items = seq(self.ctx, node, path)
+        if not items:
+            raise self.ctx.fail(
+                node, path, "an empty list names no module; write a module name or a list of {versions, module} choices"
+            )
+        each(list(enumerate(items)), one)
         return tuple(out)
 
     def dotted(self, node: yaml.Node, path: str) -> str:
@@ -181,6 +192,31 @@ class EntryReader:
         if not is_dotted(name):
             raise self.ctx.fail(node, path, f"{name!r} is not a dotted module name like 'pkg.sub.mod'")
         return python_name(name)
+
+
+def _not_text(data: bytes) -> str | None:
+    """What keeps `data` from being Python source text ("LINE:COL ..."): a byte its encoding (its
+    coding line's, else UTF-8) does not read, or a coding line naming no encoding Python knows."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # a coding line Python does not know, or a first two lines not UTF-8
+        bad = undecodable(data)
+        if bad is None:
+            return f"1:1 declares an encoding Python does not know ({exc.msg}); save it as UTF-8 without a coding line"
+        encoding = "utf-8"
+    bad = undecodable(data, encoding)
+    if bad is None:
+        return None
+    line, column, byte = bad
+    said = (
+        "UTF-8 (the file declares no encoding)"
+        if encoding in ("utf-8", "utf-8-sig")
+        else f"{encoding} (its coding line)"
+    )
+    return (
+        f"{line}:{column}: byte {byte} is not {said}; save it as UTF-8, or declare its encoding "
+        "on its first or second line (# -*- coding: latin-1 -*-)"
+    )
 
 
 def _first_code_line(data: bytes) -> int:

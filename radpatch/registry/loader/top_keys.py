@@ -4,9 +4,13 @@ upstream, the one-line summary, the choices, knobs, modules and rewrites.
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from collections.abc import Callable
 
 import yaml
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from radpatch.registry.loader import links
 from radpatch.registry.loader.field_kinds import identifier
@@ -160,12 +164,60 @@ def modules(ctx: Problems, loader: EntryReader, node: yaml.Node, path: str) -> t
     return tuple(out)
 
 
+def overlapping_variants(first: Rewrite, then: Rewrite) -> Callable[[str], str] | None:
+    """The problem of `then` as a variant of `first` (the same operation on the same `find` in the
+    same scope of the same module, which it consumes: CONSUMES) whose `versions:` range
+    shares a release with `first`'s (a witness: one of their bounds, or just past one), worded with
+    `first`'s key path; None otherwise. On that release `then` would look for the code `first` changed."""
+    a, b = first.op, then.op
+    if first.versions is None or then.versions is None or first.file != then.file or type(a) is not type(b):
+        return None
+    if not a.CONSUMES or getattr(a, "find", None) is None or _same_place(a) != _same_place(b):
+        return None
+    bounds = {s.version for s in (*first.versions, *then.versions)}
+    tries = ["0", "999999", *bounds, *(f"{v}.post1" for v in bounds), *(f"{v}.0.0.1" for v in bounds)]
+    both = next((v for v in tries if _allows(first.versions, v) and _allows(then.versions, v)), None)
+    if both is None:
+        return None
+    return lambda other: (
+        f"{str(then.versions)!r} overlaps {other}.versions {str(first.versions)!r} (both hold for {both}), and both "
+        f"{a.KEY} the same `find` in {getattr(a, 'scope', '?')}; give the variants ranges that do not overlap"
+    )
+
+
+def _same_place(op: object) -> tuple[object, ...]:
+    find = str(getattr(op, "find", ""))
+    try:
+        key: object = ast.dump(ast.parse(textwrap.dedent(find)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        key = find
+    return (getattr(op, "scope", None), key, getattr(op, "within", None), getattr(op, "occurrence", None))
+
+
+def _allows(spec: SpecifierSet, version: str) -> bool:
+    try:
+        return spec.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
+
+
 def rewrites(ctx: Problems, loader: EntryReader, node: yaml.Node, path: str, files: set[str]) -> tuple[Rewrite, ...]:
     items = seq(ctx, node, path)
     if not items:
         raise ctx.fail(node, path, "a patch needs at least one rewrite")
     out: list[Rewrite] = []
-    each(list(enumerate(items)), lambda it: out.append(loader.rewrite(it[1], f"{path}[{it[0]}]", it[0], files)))
+    at: dict[int, str] = {}  # id(rewrite) -> its key path
+
+    def one(it: tuple[int, yaml.Node]) -> None:
+        out.append(loader.rewrite(it[1], f"{path}[{it[0]}]", it[0], files))
+        at[id(out[-1])] = f"{path}[{it[0]}]"
+
+    each(list(enumerate(items)), one)
+    for i, r in enumerate(out):
+        for e in out[:i]:
+            if (why := overlapping_variants(e, r)) is not None:
+                ctx.problems.append(f"{r.location}: at {at[id(r)]}.versions: {why(at[id(e)])}")
+                break
     seen: set[str] = set()
     for r in out:
         if r.id in seen:

@@ -69,8 +69,40 @@ def _binds(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     items = seq(ctx, node, path)
     get = EveryProblem()
     texts = tuple(get(string, ctx, n, f"{path}[{i}]") for i, n in enumerate(items))
+    for i, (n, text) in enumerate(zip(items, texts)):
+        if text is not None and (why := _bind_problem(text.strip())):
+            get.fail(ctx.fail(n, f"{path}[{i}]", why))
     get.check()
     return tuple(t.strip() for t in texts)
+
+
+def _bind_problem(text: str) -> str | None:
+    """What keeps `text` from being a binding as a refusal prints one: `parameter NAME[: ANNOTATION][=DEFAULT]`,
+    or a statement that binds a name (a compound one as its header and `...`: `for x in y: ...`)."""
+    if text == "parameter" or text.startswith("parameter "):
+        said = text[len("parameter") :].strip()
+        try:
+            args = ast.parse(f"def _({said}): pass").body[0].args  # type: ignore[attr-defined]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            args = None
+        if args is None or len([*args.posonlyargs, *args.args, *args.kwonlyargs]) != 1 or "," in said.split(":")[0]:
+            return f"{text!r} is not `parameter NAME[: ANNOTATION][=DEFAULT]`; copy the binding the refusal prints"
+        return None
+    try:
+        tree: ast.AST = ast.parse(text if not text.startswith("except") else f"try:\n    pass\n{text}")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return f"{text!r} is not a statement ({getattr(exc, 'msg', exc)}); copy the binding the refusal prints"
+    if not any(_binds_name(n) for n in ast.walk(tree)):
+        return f"{text!r} binds no name; copy the binding the refusal prints, e.g. 'namespace = {{}}'"
+    return None
+
+
+def _binds_name(n: ast.AST) -> bool:
+    if isinstance(n, ast.Name):
+        return isinstance(n.ctx, ast.Store | ast.Del)
+    if isinstance(n, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+        return n.name is not None
+    return isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.alias | ast.MatchMapping)
 
 
 def _wheel_path(file: str) -> str | None:

@@ -89,6 +89,9 @@ class RemoveDecorator(_Decorators):
     def describe(self) -> str:
         return f"remove @{self.decorator} from {self.function}"
 
+    def takes_away(self) -> bool:
+        return True
+
 
 @dataclass(frozen=True)
 class ReplaceDecorator(_Decorators):
@@ -191,6 +194,11 @@ def _remove(
                 f"it is there but not {where} (say `position: {'bottom' if op.position == 'top' else 'top'}`)"
                 if there
                 else "it is not there"
+                + (
+                    f" (it has: {', '.join('@' + code_of(module, d.decorator) for d in decs)})"
+                    if decs
+                    else " (it has no decorators)"
+                )
             )
             near = [
                 code_of(module, d.decorator)

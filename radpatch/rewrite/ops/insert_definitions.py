@@ -98,7 +98,7 @@ class InsertDefinitions(Operation):
         names = cast("tuple[str, ...] | None", values.get("names"))
         if names is None:
             if not defs:
-                raise fail("names", f"payload {file.name} has no top-level definition or constant to insert", "payload")
+                raise fail("payload", f"payload {file.name} has no top-level definition or constant to insert")
             names = tuple(defs)
         missing = [n for n in names if n not in defs]
         if missing:

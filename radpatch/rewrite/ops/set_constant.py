@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -18,7 +19,7 @@ from radpatch.rewrite.top_bindings import is_constant
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NotFound, NotUndoable
+    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
     from radpatch.rewrite.merge import merge
     from radpatch.rewrite.ops.common.bound_literal import refuse_later_display
     from radpatch.rewrite.ops.common.import_lines import after_imports, insert_line
@@ -113,6 +114,12 @@ def _refuse_global(src: Source, name: str) -> None:
 def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[MatchFailure]) -> Source:
     hits = _assignments(src, op.name)
     if not hits:
+        close = _close_names(src, op.name)
+        if close:
+            raise NearMiss(
+                f"the module does not assign {op.name} at top level; closest: {', '.join(close)}",
+                "fix `name:` (a name the module assigns is shown; names are case-sensitive)",
+            )
         raise NotFound(f"the module does not assign {op.name} at top level")
     if len(hits) > 1:
         raise Ambiguous(
@@ -195,3 +202,15 @@ def _inverse(src: Source, op: SetConstant) -> Source:
         kept = src.text_of(0, t.start)
         return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)
     return src.splice_lines(t.start, t.end, i, i + 1, "", ())
+
+
+def _close_names(src: Source, name: str) -> list[str]:
+    """The names the module assigns at top level closest to `name` (a typo in `name:` reads as one)."""
+    try:
+        body = ast.parse(src.text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    targets = [t for n in body if isinstance(n, ast.Assign) for t in n.targets]
+    targets += [n.target for n in body if isinstance(n, ast.AnnAssign)]
+    names = {t.id.lower(): t.id for t in targets if isinstance(t, ast.Name)}  # `limit` for LIMIT too
+    return [names[n] for n in difflib.get_close_matches(name.lower(), sorted(names), n=3)]

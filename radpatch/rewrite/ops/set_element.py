@@ -21,6 +21,7 @@ holding the display (or `argument` its position among the positional ones, from 
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -48,9 +49,11 @@ if TYPE_CHECKING:
     from radpatch.rewrite.ops.common.call_display import call_display
     from radpatch.rewrite.ops.common.display_elements import (
         DISPLAYS,
+        Display,
         elements_of,
         placed,
         refuse_elsewhere,
+        shown,
         without,
     )
 
@@ -112,6 +115,9 @@ class SetElement(Operation):
             raise fail("before", "give `after:` or `before:`, not both")
         check(values, fail, "display")
         return cls(**values, remove=key == "remove_element")  # type: ignore[arg-type]
+
+    def takes_away(self) -> bool:
+        return self.remove
 
     def describe(self) -> str:
         where = "" if self.scope == "<module>" else f" in {self.scope}"
@@ -181,7 +187,7 @@ def _edit(module: cst.Module, op: SetElement, offset: int, undo: bool) -> cst.CS
             )
         return replace_on_path(path, placed(module, d, op, what))
     if not hits:
-        raise (NotUndoable if undo else NotFound)(f"{what} has no element {op.element}")
+        raise (NotUndoable if undo else NotFound)(f"{what} has no element {op.element}{_its_elements(module, d, op)}")
     if not undo:
         refuse_elsewhere(module, d, op, hits[0], what)
     if isinstance(d, cst.Set) and len(d.elements) == 1:
@@ -190,3 +196,11 @@ def _edit(module: cst.Module, op: SetElement, offset: int, undo: bool) -> cst.CS
             "write the change as a `replace` of the assignment (`set()`)",
         )
     return replace_on_path(path, without(d, hits[0]))
+
+
+def _its_elements(module: cst.Module, d: Display, op: SetElement) -> str:
+    """The elements closest to `op.element` as the code writes them (all, when there are few), for
+    the message of an element the display lacks: a typo in `element:` reads as one."""
+    said = [shown(module, d, i) for i, e in enumerate(d.elements) if isinstance(e, cst.Element)]
+    close = said if len(said) <= 3 else difflib.get_close_matches(op.element.strip(), said, n=3, cutoff=0.4)
+    return f"; closest: {', '.join(close)}" if close else ("; it is empty" if not said else "")

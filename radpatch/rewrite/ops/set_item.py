@@ -207,7 +207,7 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
         assert value is not None
         return replace_on_path(path, placed(module, d, op, value, what))
     if not hits:
-        raise failure(f"{what} has no key {op.key}")
+        raise failure(f"{what} has no key {op.key}", _key_hint(module, d, op.key) if not undo else "")
     old, new = (op.value, op.from_) if undo else (op.from_, op.value)
     i = hits[0]
     element = d.elements[i]
@@ -229,3 +229,13 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     assert isinstance(merged, cst.BaseExpression)
     elements = [*d.elements[:i], element.with_changes(value=merged), *d.elements[i + 1 :]]
     return replace_on_path(path, d.with_changes(elements=elements))
+
+
+def _key_hint(module: cst.Module, d: cst.Dict, key: str) -> str:
+    """For a key the dict lacks: a key is a Python expression, so `key: timeout` is the name timeout,
+    not the string the dict holds; the spelling that matches when the dict has it as a string."""
+    keys = [code_of(module, e.key).strip() for e in d.elements if isinstance(e, cst.DictElement)]
+    quoted = [k for k in keys if k[:1] in "'\"" and k[1:-1] == key.strip()]
+    if quoted:
+        return f"`key:` is a Python expression: write key: '{quoted[0]}' (quoted in YAML) for the string key"
+    return ""

@@ -71,7 +71,7 @@ def bound_literal(
     lines = [show(getattr(n, "lineno", 0)) for n in sites]
     if not lines:
         raise NotFound(f"{where} does not bind {name}")
-    what = shape.split("(", 1)[-1].rstrip(")")
+    what = shape.rsplit("(", 1)[-1].rstrip(")")
     if len(lines) > 1:
         raise Ambiguous(
             f"{where} binds {name} {len(lines)} times (lines {', '.join(map(str, lines))}): which one holds the "
