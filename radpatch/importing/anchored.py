@@ -27,7 +27,6 @@ from radpatch.rewrite.runner import backward, forward, steps
 
 HEADERS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
 MOST = 6  # candidates tried per rewrite: the statements around it, innermost first
-TRIALS = 60  # runs of the entry per module at most (each parses and rewrites it): past that, counts stay
 
 
 class _Trial:
@@ -35,7 +34,6 @@ class _Trial:
 
     def __init__(self, root: Path, before: str) -> None:
         self.root, self.before = root, before.encode()
-        self.runs = 0
 
     def _patch(self, chosen: list[ImportStep]):  # type: ignore[no-untyped-def]
         items = []
@@ -52,7 +50,6 @@ class _Trial:
 
     def run(self, chosen: list[ImportStep]) -> bytes | None:
         """What the steps make of the installed module, where they also undo to it; else None."""
-        self.runs += 1
         try:
             patch = self._patch(chosen)
             done = forward(patch, patch.rewrites, self.before, "m.py")
@@ -93,8 +90,6 @@ def anchored(before: str, chosen: tuple[ImportStep, ...]) -> tuple[ImportStep, .
                 [_within(chosen[i], w, n) for w in headers for n in range(1, min(nth, MOST) + 1)],
             )
             for step in (s for tier in tiers for s in tier):
-                if trial.runs >= TRIALS:
-                    return tuple(out)
                 candidate = [*out[:i], step, *out[i + 1 :]]
                 if trial.run(candidate) == want:
                     out = candidate
