@@ -39,7 +39,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
-from radpatch.importing.anchored import anchored
 from radpatch.importing.changed_expressions import smallest_difference
 from radpatch.importing.expression_steps import ExpressionSteps
 from radpatch.importing.import_steps import ImportStep
@@ -292,4 +291,4 @@ def rewrites(before: str, after: str) -> Rewrites:
         raise Inexpressible(
             "the rewrites found do not reproduce the patched module (an importer bug; please report it)"
         )
-    return Rewrites(anchored(before, tuple(differ.steps)), tuple(differ.fallbacks))
+    return Rewrites(tuple(differ.steps), tuple(differ.fallbacks))

@@ -54,10 +54,8 @@ def test_each_changed_call_is_counted_among_the_installed_matches(
     if passing_new:
         return  # the oracle below decides (the undo could take the other call for the result)
     assert [s.op for s in steps] == ["set_keyword"] * len(changed), steps
-    # picked by the statement it is in where that is found once (imp53: a count shifts on a release
-    # that adds a call above it), else counted among the installed calls passing the old value
-    picks = [dict(s.keys).get("occurrence") or dict(s.keys).get("within") for s in steps]
-    assert all(isinstance(p, str) or p == k + 1 for p, k in zip(picks, changed)), steps
+    occurrences = [dict(s.keys).get("occurrence") for s in steps]
+    assert occurrences == [k + 1 for k in changed], steps
 
 
 @pytest.mark.wheel

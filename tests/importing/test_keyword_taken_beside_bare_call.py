@@ -100,7 +100,6 @@ def _op(keys: dict[str, object]) -> SetKeyword:
         to=text("to"),
         after=text("after"),
         before=text("before"),
-        within=text("within"),
         occurrence=number("occurrence"),
         header=text("header"),
         call_occurrence=number("call_occurrence"),

@@ -100,12 +100,10 @@ def test_each_keyword_is_its_own_set_keyword_step(args: tuple[str, ...], layout:
         return
     # added beside another call lacking them too: each set_keyword picks the call by its occurrence
     # (the second of the scope's calls to `h`; apply follows it through the earlier steps' edits)
-    # (the first may be picked by the statement the call is in instead, imp53: found once in the installed file)
-    picks = {dict(s.keys).get("occurrence") for s in got.steps if "within" not in dict(s.keys)}
-    assert picks == ({2} if other else {None}), got.steps
+    assert {dict(s.keys).get("occurrence") for s in got.steps} == ({2} if other else {None}), got.steps
     kept = [a for a in args if a not in NEW and "=" not in a]  # the call's own positional arguments
     for s in got.steps:
-        said = " ".join(str(v) for k, v in s.keys if k != "within")  # `within:` names the statement, not an edit
+        said = " ".join(str(v) for _, v in s.keys)
         assert "h(" not in said and not any(f"{k}," in said for k in kept), said
 
 
