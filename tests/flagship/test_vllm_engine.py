@@ -24,6 +24,7 @@ import pytest
 
 from harness import vllm_cpu, vllm_engine
 from harness.vllm_engine import EngineRun, Layout
+from tests.lib.hints import hinted, usage_error
 from tests.lib.processes import run
 from tests.lib.vllm_release import probe
 
@@ -282,7 +283,9 @@ def test_require_refuses_an_unpatched_engine(flow: Flow) -> None:
     assert run.returncode != 0
     assert run.kv_tokens is None  # refused before planning its KV cache
     assert any("refusing to start: RADPATCH_REQUIRE requires kv_group_size" in ln for ln in run.log.splitlines())
-    assert "radpatch apply kv_group_size" in run.log
+    # the command it names, as printed, parses on radpatch's command line and applies the patch
+    (argv,) = {tuple(a) for a in hinted(run.log)}
+    assert argv[0] == "--python" and argv[2:] == ("apply", "kv_group_size") and usage_error(list(argv)) is None, argv
 
 
 def test_self_check_errors_never_break_an_engine(flow: Flow) -> None:
