@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import ast
 import itertools
+import shlex
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.lib.generated import sample
+from tests.lib.hints import without_python
 from tests.lib.importing import PACKAGE, gnu_diff, gnu_patch, pip_install
 
 pytestmark = pytest.mark.wheel
@@ -79,8 +81,9 @@ def test_the_entry_requires_what_the_files_it_changes_carry(
 
     # a new image: the command the import printed (`try: radpatch ...`, run as printed: att49 #3, it
     # left out the registry holding what the entry requires) goes on top of what it requires
-    printed = out.stdout.rsplit("try: radpatch ", 1)[1].split()
-    assert printed[-2:] == ["apply", entry.stem], out.stdout
+    printed = shlex.split(out.stdout.rsplit("try: ", 1)[1])
+    assert printed[:3] == ["radpatch", "--python", str(image.python)] and printed[-2:] == ["apply", entry.stem]
+    printed = without_python(printed[1:])  # the new image's own interpreter, as its radpatch is run
     fresh = pip_install(tmp_path / "fresh", corpus_wheel)
     out = fresh.radpatch(*printed)
     assert out.returncode == 0, out.stderr
