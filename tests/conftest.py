@@ -11,6 +11,7 @@ The helpers behind the fixtures live in tests/lib/."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator
@@ -264,3 +265,13 @@ def vllm_env(radpatch_cmd: Path, tmp_path: Path) -> Callable[[str], VllmEnv]:
         return VllmEnv(version, Path(python), radpatch_cmd, cwd)
 
     return make
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """pip's settings point at an index nothing listens on: any index request fails at once."""
+    for var in [v for v in os.environ if v.startswith("PIP_")]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
+    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))

@@ -12,7 +12,6 @@ then the entry reads applied and its revert puts RECORD's bytes back."""
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -37,16 +36,6 @@ FORMS = {  # form: whether the installed version's wheel can be told among those
     "a directory of another version only": False,
     "a directory of no wheel": False,
 }
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """pip's settings point at an index nothing listens on: any index request fails at once."""
-    for var in [v for v in os.environ if v.startswith("PIP_")]:
-        monkeypatch.delenv(var)
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
-    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
 
 
 def _given(tmp: Path, installed: Path, form: str) -> Path:

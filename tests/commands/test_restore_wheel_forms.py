@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -62,16 +61,6 @@ FORMS = [
     "a directory of no wheel",
     "no such file",
 ]
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """pip's settings point at an index nothing listens on: any index request fails at once."""
-    for var in [v for v in os.environ if v.startswith("PIP_")]:
-        monkeypatch.delenv(var)
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
-    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
 
 
 def _installed(site: Site, tmp_path: Path) -> Path:

@@ -59,16 +59,6 @@ def registry(write_registry: Callable[..., Path]) -> Path:
 
 
 @pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """pip's settings point at an index nothing listens on: any index request fails at once."""
-    for var in [v for v in os.environ if v.startswith("PIP_")]:
-        monkeypatch.delenv(var)
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
-    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture
 def index(wheel: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[IndexServer]:
     """A loopback index serving the installed wheel (with Range), radpatch pointed at it."""
     for var in [v for v in os.environ if v.startswith("PIP_") or v.lower().endswith("_proxy")]:
