@@ -32,6 +32,7 @@ import sys
 import time
 from pathlib import Path
 
+from radpatch.errors import RadpatchError
 from radpatch.errors import RequiredPatchMissing as RequiredPatchMissing  # raised here, imported from here
 from radpatch.state.engine_start import PACKAGE
 from radpatch.state.engine_start import PatchCheck as PatchCheck  # the check's records and call, imported from here too
@@ -57,12 +58,14 @@ def register() -> None:
         root = package_root()
         checks = check(root, required)
     except Exception as exc:  # the self-check must never break an engine ...
-        log.warning("[radpatch] self-check failed (%s: %s)", type(exc).__name__, exc)
+        # what status reports too (an unreadable record) carries the hint status gives
+        hint = exc.hint if isinstance(exc, RadpatchError) and exc.hint else "fix the installation"
+        log.warning("[radpatch] self-check failed (%s: %s); %s", type(exc).__name__, exc, hint)
         if required:  # ... unless the operator asked for a guarantee it cannot give
             _load_again_next_time()
             raise RequiredPatchMissing(
                 f"radpatch: {REQUIRE_ENV}={','.join(required)} is set but the self-check failed "
-                f"({type(exc).__name__}: {exc}); fix the installation or unset {REQUIRE_ENV}"
+                f"({type(exc).__name__}: {exc}); {hint}, or unset {REQUIRE_ENV}"
             ) from exc
         return
     elapsed = 1e3 * (time.perf_counter() - start)

@@ -89,4 +89,5 @@ def test_the_engine_start_check_says_unreadable_and_does_not_raise(  # type: ign
     plugin.register()  # never raises without RADPATCH_REQUIRE
     said = " ".join(r.getMessage() for r in caplog.records if r.name == plugin.LOGGER)
     assert "record.json is unreadable" in said and repr(bad) in said, said
+    assert "restore it or remove it" in said, said  # the hint status gives, not only the error's type
     assert outside.read_bytes() == b"KEEP = 1\n"
