@@ -202,7 +202,23 @@ def _file_state(
     if inside:
         where = f" (imported from the zip archive {inside[0]}: {inside[1]})"
     lost = f"{dist.name} {dist.version} has no {f.path} under {root}"  # status refuses it the same way
-    return file_verdict(f.path, read, trusted, lost=lost, imported_from=where)
+    seen = file_verdict(f.path, read, trusted, lost=lost, imported_from=where)
+    hider = _package_twin(root, f) if path == root / f.path else None
+    if hider is not None and seen.state is State.APPLIED:  # status's words (state.file_decide.left_behind)
+        why = f"{f.path} carries the patch as radpatch wrote it, but {f.module} is now imported from {hider}"
+        why += ", which hides it"
+        return FileVerdict(f.path, State.DRIFTED, why)
+    return seen
+
+
+def _package_twin(root: Path, f: FileRecord) -> str | None:
+    """`pkg/m/__init__.py` made beside the recorded `pkg/m.py`: Python imports the package, not the
+    file radpatch patched (install.module_choice.package_file, which `status` locates by)."""
+    if not f.path.endswith(".py") or f.path.endswith("/__init__.py") or f.path == "__init__.py":
+        return None
+    twin = f.path[: -len(".py")] + "/__init__.py"
+    init = root / twin
+    return twin if init.is_file() or init.is_symlink() else None
 
 
 def _imported_path(module: str) -> Path | None:

@@ -1,0 +1,70 @@
+"""A package directory made beside a patched module hides it (att55 F1): `rpagree/core/__init__.py`
+beside the patched `rpagree/core.py` is what `import rpagree.core` loads, so the patch does not run.
+`status --check` said drifted; the engine-start check read only the recorded file's hashes and said
+applied, so an engine under RADPATCH_REQUIRE started with the unpatched code.
+
+Generated: what is made beside the patched file (a package holding a pristine copy, a package whose
+`__init__.py` is a symlink to the patched file, a namespace directory without `__init__.py`, a package
+of another name) x which of `a`'s files (core.py, util.py) x the patch applied or not. Oracle: the
+venv's own interpreter importing the module in a subprocess (which file runs), against the states of
+status and the self-check: both agree (tests/lib/agree), and the patch passes the check only where the
+module imported is the file radpatch patched."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.lib.agree import CORE, FILES, UTIL, Target, Template, engine_starts, fresh, make_template
+from tests.lib.generated import sample
+
+pytestmark = pytest.mark.wheel
+
+MADE = ["package-pristine", "package-symlink", "namespace-dir", "other-package"]
+FILES_OF_A = [CORE, UTIL]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+    return make_template(tmp_path_factory.mktemp("rphide"))
+
+
+def _make(site: Path, made: str, relpath: str) -> Path:
+    stem = relpath[: -len(".py")]
+    folder = site / (stem if made != "other-package" else stem + "_other")
+    folder.mkdir()
+    if made == "package-pristine" or made == "other-package":
+        (folder / "__init__.py").write_text(str(FILES[relpath]))
+    elif made == "package-symlink":
+        os.symlink(site / relpath, folder / "__init__.py")
+    return folder
+
+
+def _imported_file(t: Target, relpath: str) -> Path:
+    module = relpath[: -len(".py")].replace("/", ".")
+    code = f"import {module} as m; print(m.__file__)"
+    out = subprocess.run([str(t.python), "-c", code], capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
+@pytest.mark.parametrize(("made", "relpath", "applied"), sample(itertools.product(MADE, FILES_OF_A, [True, False])))
+def test_a_module_hidden_by_a_package_fails_status_and_the_engine_start_check_alike(
+    template: Template, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made: str, relpath: str, applied: bool
+) -> None:
+    t = fresh(template, tmp_path / "venv")
+    if applied:
+        assert t.radpatch("apply", "a")[0] == 0
+    _make(t.site, made, relpath)
+    runs_patched = _imported_file(t, relpath) == t.site / relpath
+    passes = t.check_passes("a")
+    seen = t.engine("a")["a"]
+    status = t.status("a")["a"]
+    assert seen.state.value.replace(" ", "-") == status["state"], (seen, status)
+    assert seen.satisfied == passes == (applied and runs_patched), (seen, status, runs_patched)
+    assert engine_starts(t.site, "a", monkeypatch) == passes
+    if applied and not runs_patched:  # said as status says it, naming what hides it
+        assert "which hides it" in seen.detail and "which hides it" in str(status["reason"]), (seen, status)
