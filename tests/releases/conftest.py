@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.lib.index_server import IndexServer
+from tests.lib.overlaps import released_toy
+from tests.lib.site import Site
 from tests.lib.wheels import Wheels, build_wheel
 
 
@@ -63,3 +65,16 @@ def no_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     (tmp_path / "none").mkdir()
     monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
+
+
+@pytest.fixture
+def toy_release(
+    site: Site, loopback: Callable[[str, Wheels], IndexServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., None]:
+    """toy_release(core, wheel=False): tests/lib/overlaps.released_toy, toypkg 1.0 of `core` served and
+    installed in this test's `site`, with no shipped registry (the overlap agreement tests)."""
+
+    def release(core: str, wheel: bool = False) -> None:
+        released_toy(site, loopback, tmp_path, monkeypatch, core, wheel)
+
+    return release
