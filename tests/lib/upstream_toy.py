@@ -49,3 +49,26 @@ def assert_ported_past_obsolete(radpatch: Any, reg: Path, last: str, module: str
     if between:
         assert f"module: {module}" in text and supported_of(text).contains("1.1"), text
         assert radpatch("--registry", str(reg), "verify", "cap").code == 0
+
+
+def engine_entry(description: str, code: str) -> str:
+    """`two`: rptoy's Engine loses `self.timeout = 30` (`d`) and gains `code` after `self.a = 0` in
+    stop() (`i`), for radpatch-toy 1.0: the entry of the tests where upstream takes one part of it."""
+    return f"""\
+summary: Drop the timeout, mark the engine stopped
+description: {description}
+distribution: radpatch-toy
+supported: "==1.0"
+modules:
+  core: {PKG}.core
+rewrites:
+  - id: d
+    delete:
+      scope: Engine.configure
+      find: self.timeout = 30
+  - id: i
+    insert_after:
+      scope: Engine.stop
+      find: self.a = 0
+      code: {code}
+"""
