@@ -15,6 +15,31 @@ PKG = "rptoy"
 GOOD = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
 PATCHED = GOOD.replace("    return n", "    n = min(n, len(buckets))\n    return n")
 LINK = "https://github.com/vllm-project/vllm/pull/31337"
+# upstream's own spelling of the change: the rewrites do not apply, the change is there
+UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
+    "    return n", "    n = min(n, len(buckets))\n    return n"
+)
+# where the moved tests' scope goes: a sibling module or into a subpackage (its file, its module)
+TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
+GUARD_BEFORE = 'insert_after: {scope: size, find: "buckets = [items]", code: "items = items or []"}'
+
+
+def guard_entry(moved_in: str, module: str, rewrite: str = GUARD_BEFORE) -> str:
+    """`guard`, the entry `cap` requires, naming both layouts (rptoy.core before `moved_in`, `module`
+    from it): `rewrite` in size(), by default a line inserted before cap's."""
+    return f"""\
+summary: Guard the toy's size
+description: The requirement; it names both layouts.
+distribution: radpatch-toy
+supported: ">=1.0"
+modules:
+  planner:
+    - {{versions: "<{moved_in}", module: {PKG}.core}}
+    - {{versions: ">={moved_in}", module: {module}}}
+rewrites:
+  - id: guard
+    {rewrite}
+"""
 
 
 def entry(description: str, supported: str) -> str:
