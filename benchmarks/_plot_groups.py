@@ -6,6 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 
+def panels(plt: Any, layouts: list[Any], cols: int, width: float, height: float) -> tuple[Any, list[Any]]:
+    """The figure and one panel a layout, `cols` to a row (`width` x `height` each): the panels left
+    over at the end are blanked. Returns the figure and the layouts' panels, in order."""
+    rows = -(-len(layouts) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    for ax in list(axes.flat)[len(layouts) :]:
+        ax.axis("off")
+    return fig, list(axes.flat)[: len(layouts)]
+
+
 def mark_upstream(ax: Any, groups: int, zorder: int, label: str) -> None:
     """Upstream's own plan: a hollow red square at 0% (the panel's reference)."""
     ax.scatter(

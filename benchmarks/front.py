@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE))
 
 import _bench_env as bench  # noqa: E402
 import capacity  # noqa: E402
-from _plot_groups import groups_axis, mark_upstream  # noqa: E402
+from _plot_groups import groups_axis, mark_upstream, panels  # noqa: E402
 
 PATCH = "kv_group_size"
 TOLERANCES = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0)
@@ -247,11 +247,9 @@ def plot(json_path: Path, png: Path) -> int:
 
     report = json.loads(json_path.read_text())["report"]
     layouts = [e for e in report["layouts"] if "error" not in e]
-    cols = 3
-    rows = -(-len(layouts) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.0 * rows), squeeze=False)
+    fig, axs = panels(plt, layouts, 3, 5.2, 4.0)
     cap, dt = report["cap"], report["default_tolerance"]
-    for ax, e in zip(axes.flat, layouts):
+    for ax, e in zip(axs, layouts):
         pts = e["points"]
         up = e["upstream"]["tokens"]
         rel = [100 * (p["tokens"] / up - 1) for p in pts]
@@ -306,8 +304,6 @@ def plot(json_path: Path, png: Path) -> int:
         ax.set_ylim(ymin - pad, ymax + pad)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6.5, loc="lower right")
-    for ax in list(axes.flat)[len(layouts) :]:
-        ax.axis("off")
     fig.suptitle(
         f"KV capacity × groups per group size, vLLM {report['vllm']} "
         f"(blue: admissible, grey: splits the drafter / > {cap} groups / below "

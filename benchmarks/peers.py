@@ -74,7 +74,7 @@ sys.path.insert(0, str(HERE))
 
 import _bench_env as bench
 import capacity
-from _plot_groups import groups_axis, mark_upstream
+from _plot_groups import groups_axis, mark_upstream, panels
 
 PATCH = "kv_group_size"
 FULL = "FullAttentionSpec"
@@ -546,11 +546,9 @@ def plot(json_path: Path, png: Path) -> int:
 
     report = json.loads(json_path.read_text())["report"]
     layouts = [e for e in report["layouts"] if "error" not in e]
-    cols = 4
-    rows = -(-len(layouts) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.8 * rows), squeeze=False)
+    fig, axs = panels(plt, layouts, 4, 4.6, 3.8)
     markers = dict(zip([r.key for r in RULES], "v^<>phDX"))
-    for ax, e in zip(axes.flat, layouts):
+    for ax, e in zip(axs, layouts):
         up = e["upstream"]["tokens"]
 
         def y(p: dict[str, Any], up: float = up) -> float:
@@ -598,9 +596,7 @@ def plot(json_path: Path, png: Path) -> int:
         ax.set_title(e["title"][:60], fontsize=8)
         ax.tick_params(labelsize=6)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(layouts) :]:
-        ax.axis("off")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
+    handles, labels = axs[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7)
     fig.suptitle(
         f"Group-size proposals on vLLM {report['vllm']}'s own planning (blue: sizes that keep "
