@@ -34,6 +34,7 @@ from radpatch.releases.results import JSON_SCHEMA_VERSION
 from radpatch.releases.wheels import Releases
 from tests.lib import REPO
 from tests.lib.index_server import IndexServer, pip_to_loopback, servers
+from tests.lib.toy_releases import GOOD, PATCHED
 from tests.lib.wheels import build_wheel
 
 DIST = "radpatch-toy"
@@ -58,22 +59,9 @@ rewrites:
       code: n = min(n, len(buckets))
 """
 
-GOOD = """\
-def size(items):
-    buckets = [items]
-    n = len(items)
-    return n
-"""
 NO_BUCKETS = """\
 def size(items):
     n = len(items)
-    return n
-"""
-PATCHED = """\
-def size(items):
-    buckets = [items]
-    n = len(items)
-    n = min(n, len(buckets))
     return n
 """
 OTHER_CODE = """\
