@@ -41,6 +41,7 @@ sys.path.insert(0, str(HERE))
 
 import _bench_env as bench  # noqa: E402
 import capacity  # noqa: E402
+from _plot_groups import groups_axis, mark_upstream, panels  # noqa: E402
 
 PATCH = "kv_group_size"
 TOLERANCES = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0)
@@ -243,15 +244,12 @@ def plot(json_path: Path, png: Path) -> int:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     report = json.loads(json_path.read_text())["report"]
     layouts = [e for e in report["layouts"] if "error" not in e]
-    cols = 3
-    rows = -(-len(layouts) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.0 * rows), squeeze=False)
+    fig, axs = panels(plt, layouts, 3, 5.2, 4.0)
     cap, dt = report["cap"], report["default_tolerance"]
-    for ax, e in zip(axes.flat, layouts):
+    for ax, e in zip(axs, layouts):
         pts = e["points"]
         up = e["upstream"]["tokens"]
         rel = [100 * (p["tokens"] / up - 1) for p in pts]
@@ -271,18 +269,7 @@ def plot(json_path: Path, png: Path) -> int:
                 fontsize=6.5,
                 color="#555555",
             )
-        u = e["upstream"]
-        ax.scatter(
-            [u["groups"]],
-            [0.0],
-            marker="s",
-            s=70,
-            facecolors="none",
-            edgecolors="#d0402a",
-            linewidths=1.6,
-            zorder=3,
-            label="upstream",
-        )
+        mark_upstream(ax, e["upstream"]["groups"], 3, "upstream")
         s = e["shipped"]
         ax.scatter(
             [s["groups"]],
@@ -308,14 +295,7 @@ def plot(json_path: Path, png: Path) -> int:
                 zorder=3,
                 label="t=0% (most capacity)",
             )
-        ax.axvline(cap + 0.5, color="#888888", ls="--", lw=0.8)
-        ax.set_xscale("log")
-        ticks = [t for t in (1, 2, 3, 5, 10, 20, 50, 100) if t <= max(xs) * 1.5]
-        ax.set_xticks(ticks)
-        ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("KV cache groups (log)", fontsize=8)
-        ax.set_ylabel("KV tokens vs upstream (%)", fontsize=8)
+        groups_axis(ax, cap, max(xs), 8)
         ax.set_title(e["title"], fontsize=9)
         ax.tick_params(labelsize=7)
         ymax = max(rel + [0.0])
@@ -324,8 +304,6 @@ def plot(json_path: Path, png: Path) -> int:
         ax.set_ylim(ymin - pad, ymax + pad)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6.5, loc="lower right")
-    for ax in list(axes.flat)[len(layouts) :]:
-        ax.axis("off")
     fig.suptitle(
         f"KV capacity × groups per group size, vLLM {report['vllm']} "
         f"(blue: admissible, grey: splits the drafter / > {cap} groups / below "

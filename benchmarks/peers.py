@@ -74,6 +74,7 @@ sys.path.insert(0, str(HERE))
 
 import _bench_env as bench
 import capacity
+from _plot_groups import groups_axis, mark_upstream, panels
 
 PATCH = "kv_group_size"
 FULL = "FullAttentionSpec"
@@ -542,15 +543,12 @@ def plot(json_path: Path, png: Path) -> int:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # type: ignore[import-not-found]
-    from matplotlib.ticker import NullFormatter, ScalarFormatter  # type: ignore[import-not-found]
 
     report = json.loads(json_path.read_text())["report"]
     layouts = [e for e in report["layouts"] if "error" not in e]
-    cols = 4
-    rows = -(-len(layouts) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.8 * rows), squeeze=False)
+    fig, axs = panels(plt, layouts, 4, 4.6, 3.8)
     markers = dict(zip([r.key for r in RULES], "v^<>phDX"))
-    for ax, e in zip(axes.flat, layouts):
+    for ax, e in zip(axs, layouts):
         up = e["upstream"]["tokens"]
 
         def y(p: dict[str, Any], up: float = up) -> float:
@@ -581,17 +579,7 @@ def plot(json_path: Path, png: Path) -> int:
                 label=x["label"],
             )
         u = e["upstream"]
-        ax.scatter(
-            [u["groups"]],
-            [0.0],
-            marker="s",
-            s=70,
-            facecolors="none",
-            edgecolors="#d0402a",
-            linewidths=1.6,
-            zorder=4,
-            label="upstream 0.33.0",
-        )
+        mark_upstream(ax, u["groups"], 4, "upstream 0.33.0")
         d = e["default"]
         ax.scatter(
             [d["groups"]],
@@ -604,20 +592,11 @@ def plot(json_path: Path, png: Path) -> int:
             zorder=5,
             label="radpatch default",
         )
-        ax.axvline(report["cap"] + 0.5, color="#888888", ls="--", lw=0.8)
-        ax.set_xscale("log")
-        most = max(p["groups"] for p in pts + [u, d])
-        ax.set_xticks([t for t in (1, 2, 3, 5, 10, 20, 50, 100) if t <= most * 1.5])
-        ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.xaxis.set_minor_formatter(NullFormatter())
+        groups_axis(ax, report["cap"], max(p["groups"] for p in pts + [u, d]), 7)
         ax.set_title(e["title"][:60], fontsize=8)
-        ax.set_xlabel("KV cache groups (log)", fontsize=7)
-        ax.set_ylabel("KV tokens vs upstream (%)", fontsize=7)
         ax.tick_params(labelsize=6)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(layouts) :]:
-        ax.axis("off")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
+    handles, labels = axs[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7)
     fig.suptitle(
         f"Group-size proposals on vLLM {report['vllm']}'s own planning (blue: sizes that keep "

@@ -82,7 +82,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 TORCH_VERSION = "2.13.0"
@@ -420,42 +420,43 @@ def local_wheel(version: str) -> Path | None:
     return None
 
 
-def ensure_wheel(root: Path, version: str, pip_python: Path, log: Path) -> Path:
-    """Directory holding the vllm==version wheel (for --no-index --find-links)."""
-    dest = root / "wheels" / version
-    if any(dest.glob(f"vllm-{version}-*.whl")):
+def pip_download(python: Path | str, requirement: str, into: Path, log: Path) -> None:
+    """pip (of `python`) downloads `requirement`'s wheel alone (no dependencies, no sdist) into `into`, logged."""
+    cmd = [str(python), "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", str(into), requirement]
+    run_logged(cmd, log, f"download {requirement}")
+
+
+def wheel_dir(dest: Path, version: str, wheel: str, name: str, fetch: Callable[[Path], None], log: Path) -> Path:
+    """`dest`, the directory holding `name`'s wheel `{wheel}-*.whl` (for --no-index --find-links): `fetch`
+    puts it in a fresh directory beside `dest`, moved into place only once the wheel is there."""
+    if any(dest.glob(f"{wheel}-*.whl")):
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".tmp-{version}-"))
     try:
+        fetch(tmp)
+        if not any(tmp.glob(f"{wheel}-*.whl")):
+            raise ProvisionError(f"no {name} wheel obtained; log: {log}")
+        remove_tree(dest)
+        os.rename(tmp, dest)
+    finally:
+        remove_tree(tmp)
+    return dest
+
+
+def ensure_wheel(root: Path, version: str, pip_python: Path, log: Path) -> Path:
+    """Directory holding the vllm==version wheel (for --no-index --find-links)."""
+
+    def fetch(tmp: Path) -> None:
         src = local_wheel(version)
         if src is not None:
             say(f"using local wheel {src}")
             shutil.copy2(src, tmp / src.name)
         else:
             say(f"downloading vllm=={version} wheel")
-            run_logged(
-                [
-                    str(pip_python),
-                    "-m",
-                    "pip",
-                    "download",
-                    "--no-deps",
-                    "--only-binary=:all:",
-                    "-d",
-                    str(tmp),
-                    f"vllm=={version}",
-                ],
-                log,
-                f"download vllm=={version}",
-            )
-        if not any(tmp.glob(f"vllm-{version}-*.whl")):
-            raise ProvisionError(f"no vllm-{version} wheel obtained; log: {log}")
-        remove_tree(dest)
-        os.rename(tmp, dest)
-    finally:
-        remove_tree(tmp)
-    return dest
+            pip_download(pip_python, f"vllm=={version}", tmp, log)
+
+    return wheel_dir(root / "wheels" / version, version, f"vllm-{version}", f"vllm-{version}", fetch, log)
 
 
 # -------------------------------------------------------------------- release template

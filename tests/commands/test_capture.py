@@ -369,6 +369,25 @@ def test_without_path_the_vllm_package_is_the_default_even_from_a_fork(tmp_path:
 # --- refusals: exit code, one clear message, nothing written -------------------------------------------
 
 
+def bump_registry(target: Target) -> Path:
+    """A registry `shipped` beside the target's working directory, holding `bump` (util's scale: x * 7)."""
+    return write_entry(
+        target.cwd.parent / "shipped",
+        "bump",
+        """\
+        summary: bump
+        description: bump
+        distribution: rcap
+        supported: ">=1.0"
+        modules:
+          util: rcap.sub.util
+        rewrites:
+          - id: bump
+            replace: {scope: scale, find: "x * 2", with: "x * 7"}
+        """,
+    ).parent
+
+
 def refused(target: Target, code: int, *args: str, says: tuple[str, ...]) -> str:
     before = target.snapshot()
     r = target.run(*args)
@@ -456,21 +475,7 @@ def test_an_existing_entry_is_never_overwritten(target: Target, edited: Path) ->
 
 
 def test_files_radpatch_patched_are_refused_when_named_and_left_out_of_a_scan(target: Target) -> None:
-    reg = write_entry(
-        target.cwd.parent / "shipped",
-        "bump",
-        """\
-        summary: bump
-        description: bump
-        distribution: rcap
-        supported: ">=1.0"
-        modules:
-          util: rcap.sub.util
-        rewrites:
-          - id: bump
-            replace: {scope: scale, find: "x * 2", with: "x * 7"}
-        """,
-    ).parent
+    reg = bump_registry(target)
     assert target.run("apply", "bump", registry=reg).returncode == 0
     refused(
         target,
@@ -728,22 +733,7 @@ def test_a_second_round_that_deletes_a_method_is_captured_on_top_of_the_first(ta
 def test_a_second_round_on_a_file_radpatch_wrote_rebuilds_its_bytes_from_the_entry(target: Target) -> None:
     """The bytes an entry radpatch wrote left are rebuilt from its entry (checked against the
     record's sha256), so its registry must be given; without it capture says which to pass."""
-    shipped = target.cwd.parent / "shipped"
-    write_entry(
-        shipped,
-        "bump",
-        """\
-        summary: bump
-        description: bump
-        distribution: rcap
-        supported: ">=1.0"
-        modules:
-          util: rcap.sub.util
-        rewrites:
-          - id: bump
-            replace: {scope: scale, find: "x * 2", with: "x * 7"}
-        """,
-    )
+    shipped = bump_registry(target)
     assert target.run("apply", "bump", registry=shipped).returncode == 0
     bumped = (target.site / "rcap/sub/util.py").read_bytes()
     target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 7 + 1"))
@@ -801,21 +791,7 @@ def test_recording_only_refuses_a_run_that_would_write(target: Target) -> None:
     from radpatch.context import Context
     from radpatch.errors import RefusedError
 
-    reg = write_entry(
-        target.cwd.parent / "shipped",
-        "bump",
-        """\
-        summary: bump
-        description: bump
-        distribution: rcap
-        supported: ">=1.0"
-        modules:
-          util: rcap.sub.util
-        rewrites:
-          - id: bump
-            replace: {scope: scale, find: "x * 2", with: "x * 7"}
-        """,
-    ).parent
+    reg = bump_registry(target)
     before = target.snapshot()
     with pytest.raises(RefusedError, match="recording only, but apply would write rcap/sub/util.py instead"):
         change.apply(Context(str(target.venv.python), (str(reg),)), ("bump",), False, record_only=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.lib.index_server import IndexServer
+from tests.lib.index_server import IndexServer, pip_to_loopback, servers
 from tests.lib.site import Site, recorded_sha256
 from tests.lib.toy import PATCHED_CORE, TOY_FILES
 from tests.lib.venvs import make_venv, pip, site_packages
@@ -54,28 +54,16 @@ def install(wheel: Path, site: Path) -> None:
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[dict[str, str | bytes]], IndexServer]]:
     """index(files) -> a loopback index serving rtoy 1.0's wheel of those files (with Range), and
     radpatch pointed at it through pip's settings, with a cache of its own."""
-    for var in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_PROXY", "PIP_TRUSTED_HOST"):
-        monkeypatch.delenv(var, raising=False)
-    for var in ("PIP_CERT", "PIP_CLIENT_CERT", "VIRTUAL_ENV", "RADPATCH_LISTING_TTL"):
-        monkeypatch.delenv(var, raising=False)
-    for var in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
-    started: list[IndexServer] = []
+    pip_to_loopback(monkeypatch, tmp_path / "cache", jobs=False)
+    with servers() as serve:
 
-    def start(files: dict[str, str | bytes]) -> IndexServer:
-        build_wheel(tmp_path / "served", "rtoy", "1.0", files)
-        server = IndexServer(tmp_path / "served")
-        server.thread.start()
-        started.append(server)
-        monkeypatch.setenv("PIP_INDEX_URL", server.url)
-        return server
+        def start(files: dict[str, str | bytes]) -> IndexServer:
+            build_wheel(tmp_path / "served", "rtoy", "1.0", files)
+            server = serve(tmp_path / "served")
+            monkeypatch.setenv("PIP_INDEX_URL", server.url)
+            return server
 
-    yield start
-    for server in started:
-        server.httpd.shutdown()
-        server.httpd.server_close()
+        yield start
 
 
 @pytest.fixture

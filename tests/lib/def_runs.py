@@ -14,7 +14,9 @@ from pathlib import Path
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from radpatch.registry.model import Operation
+from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.runner import forward
+from tests.lib.generated import sample
 from tests.lib.rewrites import patch_of
 
 RUNNER = """import importlib, json, sys
@@ -91,3 +93,28 @@ def cases_truth(
             where.setdefault(case, []).append(pkg)
     found = runs(modules, root)
     return {case: [found[p] for p in pkgs] for case, pkgs in where.items()}
+
+
+# The store families (tests/prove/test_call_stores.py, test_reached.py): f changed by OP, then a form
+# that stores VALUES' value under the name f, always or under `if COND:`.
+OP = Replace("f", "'old'", "'new'")
+VALUES = {"replaces": "g", "keeps": "f"}
+WRAPS = ("always", "if-cond")
+Case = tuple[str, str, str]
+
+
+def store_family(head: str, forms: dict[str, str]) -> tuple[list[Case], Callable[[str, str, str, bool], str]]:
+    """The (form, value, wrap) cases of a store family, sampled, and its source(form, value, wrap, cond)."""
+
+    def source(form: str, value: str, wrap: str, cond: bool) -> str:
+        return wrapped(head, forms[form].replace("V", VALUES[value]), wrap, cond)
+
+    return sample(itertools.product(forms, VALUES, WRAPS)), source
+
+
+def refused_unless_changed_f_runs(ran: list[object], text: str) -> str | None:
+    """plan's refusal of OP on `text`, held to the truth `ran` (cases_truth's runs of the module): refused
+    exactly when a run does not end with the changed f."""
+    said = refusal(OP, text)
+    assert (said is not None) == (not all(r is True for r in ran)), (ran, said)
+    return said

@@ -7,10 +7,13 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 import re
 import ssl
 import threading
 import urllib.parse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -132,3 +135,43 @@ class IndexServer:
 
     def requests(self, prefix: str = "/") -> list[Hit]:
         return [x for x in self.log if x.path.startswith(prefix)]
+
+
+# pip settings that would send radpatch elsewhere than the loopback index, or change how it is reached
+PIP_ELSEWHERE = (
+    *("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_PROXY", "PIP_TRUSTED_HOST"),
+    *("PIP_CERT", "PIP_CLIENT_CERT", "VIRTUAL_ENV", "RADPATCH_LISTING_TTL"),
+    *("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"),
+)
+
+
+def pip_to_loopback(monkeypatch: Any, cache: Path, jobs: bool = True) -> None:
+    """radpatch's pip settings made the loopback index's alone (this machine's pip.conf must not add
+    indexes), with a cache of its own at `cache` (and one job at a time when `jobs`); PIP_INDEX_URL is
+    set by whoever starts the server."""
+    for var in PIP_ELSEWHERE:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("RADPATCH_CACHE", str(cache))
+    if jobs:
+        monkeypatch.setenv("RADPATCH_JOBS", "1")
+
+
+@contextmanager
+def servers() -> Iterator[Callable[..., IndexServer]]:
+    """start(root, ranges=True, api="html", tls=None) -> an IndexServer over `root`, started; every
+    server started is shut down when the block ends."""
+    started: list[IndexServer] = []
+
+    def start(root: Path, ranges: bool = True, api: str = "html", tls: ssl.SSLContext | None = None) -> IndexServer:
+        server = IndexServer(root, ranges, api, tls)
+        server.thread.start()
+        started.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in started:
+            server.httpd.shutdown()
+            server.httpd.server_close()

@@ -35,6 +35,19 @@ def text(body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ())
     return after + HEAD.format(supported=supported) + body
 
 
+def one_rewrite(name: str, op: str, requires: tuple[str, ...] = ()) -> str:
+    """text() of the one rewrite `op` (its YAML mapping on one line), its id `name`."""
+    return text(f"  - id: {name}\n    {op}\n", requires=requires)
+
+
+def refused_overlap(err: str) -> str:
+    """What apply's refusal in `err` says entries a and b both do (it names the two, in either order)."""
+    said = err.split(" overlap: ", 1)[1].split("\n")[0]
+    first, what = said.split(" both ", 1)
+    assert first in ("a (a) and b (b)", "b (b) and a (a)"), err
+    return what
+
+
 def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> Patch:
     """`reg`/`name`.yaml: text(body, supported, requires), loaded."""
     return load_patch(write_entry(reg, name, text(body, supported, requires)))

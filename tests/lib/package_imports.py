@@ -56,3 +56,29 @@ def judge(root: Path, patched: str, statements: str) -> Judged:
     after = mod.read_bytes()
     mod.write_bytes(before)
     return Judged(truth, names_check.names_refusal(before, after, str(mod), site_env(root), "pp.mod"))
+
+
+def package_release(pkg: str, core: str, files: Mapping[str, str]) -> dict[str, str]:
+    """A release's files: `pkg` (a top-level package, or dotted a subpackage) whose core.py is `core`,
+    and `files` beside it, `{pkg}` in them its import name (tests/releases/test_verify_*.py)."""
+    root = pkg.replace(".", "/")
+    out = {f"{root}/__init__.py": "", f"{root}/core.py": core}
+    if "." in pkg:
+        out[f"{pkg.split('.')[0]}/__init__.py"] = ""
+    out.update({f"{root}/{rel}": text.replace("{pkg}", pkg) for rel, text in files.items()})
+    return out
+
+
+def core_entry(dist: str, pkg: str, description: str, rewrite: str) -> str:
+    """An entry of the one rewrite `r` (`rewrite`, `{pkg}` in it the import name) on `pkg`.core."""
+    return f"""\
+summary: A change
+description: {description}
+distribution: {dist}
+supported: ">=1.0,<2"
+modules:
+  core: {pkg}.core
+rewrites:
+  - id: r
+    {rewrite.replace("{pkg}", pkg)}
+"""

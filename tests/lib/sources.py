@@ -85,3 +85,18 @@ def parses_here(source: str) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+def loop_with(line: str, lines: str) -> str:
+    """LOOP with its one statement `line` (as written there) made `lines` (one a line, at its indent):
+    what a rewrite of LOOP writes, for the tests that check it whole."""
+    out, seen = [], 0
+    for text in LOOP.splitlines(keepends=True):
+        if text.strip() != line:
+            out.append(text)
+            continue
+        seen += 1
+        pad = text[: len(text) - len(text.lstrip())]
+        out.extend(f"{pad}{x}\n" for x in lines.split("\n"))
+    assert seen == 1, (line, seen)
+    return "".join(out)

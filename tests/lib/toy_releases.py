@@ -66,8 +66,44 @@ modules:
 {REWRITES}"""
 
 
-# a shorter size() the stacked-series tests move between releases
+# a shorter size() the stacked-series tests move between releases (tests/releases/test_moved_stacked*.py,
+# test_port_series.py): in core.py in 1.0, in planning.py in 2.0; `first` counts one more in it, and
+# `second` (requires: [first]) caps what it counts
 MOVED = "def size(items):\n    n = len(items)\n    return n\n"
+MOVED_WHEELS: dict[str, dict[str, str | bytes]] = {
+    "1.0": {f"{PKG}/__init__.py": "", f"{PKG}/core.py": MOVED},
+    "2.0": {f"{PKG}/__init__.py": "", f"{PKG}/planning.py": MOVED},  # moved
+}
+
+
+def first_entry(description: str, supported: str, modules: str = "  core: rptoy.core\n") -> str:
+    """`first`: `more` counts one more in size(), in `modules` (the YAML under `modules:`)."""
+    return f"""\
+summary: Count one more
+description: {description}
+distribution: {DIST}
+supported: "{supported}"
+modules:
+{modules}rewrites:
+  - id: more
+    replace: {{scope: size, find: n = len(items), with: "n = len(items) + 1"}}
+"""
+
+
+def second_entry(description: str, supported: str) -> str:
+    """`second`, written on first's result: `cap` caps what `more` counts, in rptoy.core."""
+    return f"""\
+summary: Cap what the first entry counts
+description: {description}
+distribution: {DIST}
+supported: "{supported}"
+requires: [first]
+modules:
+  core: rptoy.core
+rewrites:
+  - id: cap
+    insert_after: {{scope: size, find: "n = len(items) + 1", code: "n = min(n, 4)"}}
+"""
 
 
 # size() with the toy's cap, and without it (upstream took a deletion): the "obsolete upstream" tests'
@@ -90,39 +126,79 @@ rewrites:
 """
 
 
-def run_size(tmp: Path, files: dict[str, str | bytes], qualified: bool) -> int:
-    """size([1, 2, 3]) through the old name of rptoy.core (`Sizer().size` when `qualified`), the
-    release's files written under `tmp` and run by Python: the port tests' oracle."""
+def write_release(tmp: Path, files: dict[str, str | bytes]) -> None:
+    """A release's files written under `tmp`, as its wheel would lay them out: what the oracles import."""
     for rel, text in files.items():
         (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
+
+
+def size_from(tmp: Path, files: dict[str, str | bytes]) -> tuple[str, str]:
+    """(module, name) of the `size` rptoy.core gives once imported ("None" where it has none): the
+    release written under `tmp` and run by Python, the moved tests' oracle (`size.__module__` says
+    where the code that runs lives)."""
+    write_release(tmp, files)
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; s = getattr(m, 'size', None); "
+        "print(getattr(s, '__module__', None), getattr(s, '__name__', None))"
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    module, name = done.stdout.split()
+    return module, name
+
+
+def run_size(tmp: Path, files: dict[str, str | bytes], qualified: bool) -> int:
+    """size([1, 2, 3]) through the old name of rptoy.core (`Sizer().size` when `qualified`), the
+    release's files written under `tmp` and run by Python: the port tests' oracle."""
+    write_release(tmp, files)
     call = "m.Sizer().size([1, 2, 3])" if qualified else "m.size([1, 2, 3])"
     code = f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; print({call})"
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
     return int(done.stdout)
 
 
-# the rename tests' entry (one line per key, so the refusals they read name its lines alike), size()
-# renamed upstream, and their oracle: tests/releases/test_rename_*.py, test_store_index_counted.py
-RENAME_ENTRY = f"""\
+def cap_entry(supported: str, module: str = "rptoy.core") -> str:
+    """The toy's `cap` as a terse entry (one line per key, so the refusals the tests read name its lines
+    alike), for `supported`, its module declared `module`."""
+    return f"""\
 summary: s
 description: d
 distribution: {DIST}
-supported: ">=1.0"
+supported: "{supported}"
 modules:
-  planner: rptoy.core
+  planner: {module}
 rewrites:
   - id: cap
     insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
 """
+
+
+# the rename tests' entry, size() renamed upstream, and their oracle: tests/releases/test_rename_*.py,
+# test_store_index_counted.py
+RENAME_ENTRY = cap_entry(">=1.0")
 RENAMED = GOOD.replace("def size(", "def size_of(")
+
+
+def commented_cap_entry(scope: str) -> str:
+    """`cap` on `scope`, for >=1.0, with comments beside its keys (`port` keeps them and its layout):
+    tests/releases/test_port_rename_shapes.py, test_rename_refusal_said.py."""
+    return f"""\
+# a toy entry: comments and layout stay
+summary: s
+description: d
+distribution: {DIST}
+supported: ">=1.0"   # written for 1.0
+modules:
+  planner: rptoy.core  # where size() lives
+rewrites:
+  - id: cap   # the cap
+    insert_after: {{scope: {scope}, find: n = len(items), code: "n = min(n, len(buckets))"}}
+"""
 
 
 def renamed_intact(tmp: Path, files: dict[str, str | bytes]) -> bool:
     """Python imports every module of the release: is `rptoy.core.size` still the renamed definition?"""
-    for rel, text in files.items():
-        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
+    write_release(tmp, files)
     names = sorted(r[: -len(".py")].replace("/", ".").removesuffix(".__init__") for r in files)
     code = (
         f"import importlib, sys; sys.path.insert(0, {str(tmp)!r})\n"

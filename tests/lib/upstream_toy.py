@@ -15,6 +15,31 @@ PKG = "rptoy"
 GOOD = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
 PATCHED = GOOD.replace("    return n", "    n = min(n, len(buckets))\n    return n")
 LINK = "https://github.com/vllm-project/vllm/pull/31337"
+# upstream's own spelling of the change: the rewrites do not apply, the change is there
+UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
+    "    return n", "    n = min(n, len(buckets))\n    return n"
+)
+# where the moved tests' scope goes: a sibling module or into a subpackage (its file, its module)
+TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
+GUARD_BEFORE = 'insert_after: {scope: size, find: "buckets = [items]", code: "items = items or []"}'
+
+
+def guard_entry(moved_in: str, module: str, rewrite: str = GUARD_BEFORE) -> str:
+    """`guard`, the entry `cap` requires, naming both layouts (rptoy.core before `moved_in`, `module`
+    from it): `rewrite` in size(), by default a line inserted before cap's."""
+    return f"""\
+summary: Guard the toy's size
+description: The requirement; it names both layouts.
+distribution: radpatch-toy
+supported: ">=1.0"
+modules:
+  planner:
+    - {{versions: "<{moved_in}", module: {PKG}.core}}
+    - {{versions: ">={moved_in}", module: {module}}}
+rewrites:
+  - id: guard
+    {rewrite}
+"""
 
 
 def entry(description: str, supported: str) -> str:
@@ -49,3 +74,26 @@ def assert_ported_past_obsolete(radpatch: Any, reg: Path, last: str, module: str
     if between:
         assert f"module: {module}" in text and supported_of(text).contains("1.1"), text
         assert radpatch("--registry", str(reg), "verify", "cap").code == 0
+
+
+def engine_entry(description: str, code: str) -> str:
+    """`two`: rptoy's Engine loses `self.timeout = 30` (`d`) and gains `code` after `self.a = 0` in
+    stop() (`i`), for radpatch-toy 1.0: the entry of the tests where upstream takes one part of it."""
+    return f"""\
+summary: Drop the timeout, mark the engine stopped
+description: {description}
+distribution: radpatch-toy
+supported: "==1.0"
+modules:
+  core: {PKG}.core
+rewrites:
+  - id: d
+    delete:
+      scope: Engine.configure
+      find: self.timeout = 30
+  - id: i
+    insert_after:
+      scope: Engine.stop
+      find: self.a = 0
+      code: {code}
+"""

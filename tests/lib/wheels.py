@@ -99,3 +99,13 @@ def _download_locked(requirement: str, dest: Path, pattern: str) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
     (wheel,) = dest.glob(pattern)
     return wheel
+
+
+def unlike_record(data: bytes, rel: str) -> bytes:
+    """The wheel `data` with the file `rel`'s bytes changed and RECORD kept (a tampered or mixed-up file)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            dst.writestr(info.filename, body + b"# changed\n" if info.filename == rel else body)
+    return out.getvalue()

@@ -15,14 +15,11 @@ refuse exactly the patches whose changed `f` is not the `f` the module holds at 
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import pytest
 
-from radpatch.rewrite.ops.replace import Replace
-from tests.lib.def_runs import cases_truth, refusal, wrapped
-from tests.lib.generated import sample
+from tests.lib.def_runs import OP, cases_truth, refused_unless_changed_f_runs, store_family
 
 HEAD = """import builtins
 import contextlib
@@ -80,14 +77,7 @@ FORMS = {  # the later statement(s), storing V under the name f
     "control-named-lambda": "_cb = lambda: globals().update(f=V)",
     "control-comprehension-reads": "_all = [k for k in list(globals()) if not k.startswith('_')]",
 }
-VALUES = {"replaces": "g", "keeps": "f"}
-WRAPS = ("always", "if-cond")
-CASES = sample(itertools.product(FORMS, VALUES, WRAPS))
-OP = Replace("f", "'old'", "'new'")
-
-
-def source(form: str, value: str, wrap: str, cond: bool) -> str:
-    return wrapped(HEAD, FORMS[form].replace("V", VALUES[value]), wrap, cond)
+CASES, source = store_family(HEAD, FORMS)
 
 
 @pytest.fixture(scope="module")
@@ -101,8 +91,6 @@ def test_refused_exactly_when_the_changed_def_does_not_run(
     truth: dict[tuple[str, str, str], list[object]], form: str, value: str, wrap: str
 ) -> None:
     ran = truth[form, value, wrap]
-    said = refusal(OP, source(form, value, wrap, True))
-    shows = all(r is True for r in ran)
-    assert (said is not None) == (not shows), (ran, said)
+    said = refused_unless_changed_f_runs(ran, source(form, value, wrap, True))
     if said is not None:
         assert "`f`" in said and ("replaces" in said or "rebind" in said), said

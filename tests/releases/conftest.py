@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.lib.index_server import IndexServer
+from tests.lib.index_server import IndexServer, pip_to_loopback, servers
+from tests.lib.overlaps import released_toy
+from tests.lib.site import Site
 from tests.lib.wheels import Wheels, build_wheel
 
 
@@ -16,30 +17,17 @@ from tests.lib.wheels import Wheels, build_wheel
 def loopback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str, Wheels], IndexServer]]:
     """loopback(dist, {version: files}) -> an IndexServer serving those wheels (with Range), and
     radpatch pointed at it through pip's own settings, with a cache of its own."""
-    started: list[IndexServer] = []
-    for var in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_PROXY", "PIP_TRUSTED_HOST"):
-        monkeypatch.delenv(var, raising=False)
-    for var in ("PIP_CERT", "PIP_CLIENT_CERT", "VIRTUAL_ENV", "RADPATCH_LISTING_TTL"):
-        monkeypatch.delenv(var, raising=False)
-    for var in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # this machine's pip.conf must not add indexes here
-    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("RADPATCH_JOBS", "1")
+    pip_to_loopback(monkeypatch, tmp_path / "cache")
+    with servers() as serve:
 
-    def start(dist: str, wheels: Wheels) -> IndexServer:
-        for version, files in wheels.items():
-            build_wheel(tmp_path / "wheels", dist, version, files)
-        server = IndexServer(tmp_path / "wheels")
-        server.thread.start()
-        started.append(server)
-        monkeypatch.setenv("PIP_INDEX_URL", server.url)
-        return server
+        def start(dist: str, wheels: Wheels) -> IndexServer:
+            for version, files in wheels.items():
+                build_wheel(tmp_path / "wheels", dist, version, files)
+            server = serve(tmp_path / "wheels")
+            monkeypatch.setenv("PIP_INDEX_URL", server.url)
+            return server
 
-    yield start
-    for server in started:
-        server.httpd.shutdown()
-        server.httpd.server_close()
+        yield start
 
 
 @pytest.fixture
@@ -63,3 +51,16 @@ def no_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     (tmp_path / "none").mkdir()
     monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
+
+
+@pytest.fixture
+def toy_release(
+    site: Site, loopback: Callable[[str, Wheels], IndexServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., None]:
+    """toy_release(core, wheel=False): tests/lib/overlaps.released_toy, toypkg 1.0 of `core` served and
+    installed in this test's `site`, with no shipped registry (the overlap agreement tests)."""
+
+    def release(core: str, wheel: bool = False) -> None:
+        released_toy(site, loopback, tmp_path, monkeypatch, core, wheel)
+
+    return release

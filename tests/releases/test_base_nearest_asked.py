@@ -19,12 +19,9 @@ import pytest
 
 from radpatch.releases.base_search import BASES
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PKG, entry
+from tests.lib.upstream_toy import GOOD, PKG, UPSTREAM, entry
 
 COUNT = 12
-UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
-    "    return n", "    n = min(n, len(buckets))\n    return n"
-)
 OTHER = GOOD.replace("n = len(items)", "n = len(tuple(items))")  # neither the base nor the change
 
 

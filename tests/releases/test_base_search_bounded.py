@@ -25,12 +25,9 @@ from packaging.version import Version
 from radpatch.releases.base_search import BASES, MOST, references, search_order
 from radpatch.releases.verifier import REFERENCES
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PATCHED, PKG, entry
+from tests.lib.upstream_toy import GOOD, PATCHED, PKG, UPSTREAM, entry
 
 COUNT = 24
-UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
-    "    return n", "    n = min(n, len(buckets))\n    return n"
-)  # upstream's own spelling of the change: the rewrites do not apply, the change is there
 OTHER = GOOD.replace("n = len(items)", "n = len(tuple(items))")  # neither the base nor the change
 LAYOUTS = {
     # release index -> its core.py

@@ -174,40 +174,31 @@ def still_sets_30(tmp: Path, name: str, modules: dict[str, str]) -> bool:
             del sys.modules[key]
 
 
-@pytest.mark.parametrize(("move", "value"), list(itertools.product(MOVES, (30, 60))))
-def test_a_moved_binding_still_run_is_never_carried(tmp_path: Path, move: str, value: int) -> None:
-    modules = release(move, value)
-    behaves = still_sets_30(tmp_path, f"toyq_{move.replace('-', '_')}_{value}", modules)
-    got = carried.carries(Compared(BASE.encode(), AFTER.encode(), modules["core"].encode()))
-    if behaves:
-        assert got is False, (move, value, "the release still sets timeout = 30: not obsolete")
-    elif move in SEES_WHOLE:
-        assert got is True, (move, value, "the module shows the binding gone")
-    else:
-        assert got is False, (move, value, "the move reaches another module: cannot tell, not carried")
-
-
 def test_the_reference_is_not_one_answer(tmp_path: Path) -> None:
     seen = {still_sets_30(tmp_path, f"toyq_ref_{m.replace('-', '_')}", release(m, 30)) for m in ("gone", "init")}
     assert seen == {True, False}
 
 
 REPLACED = BASE.replace("        self.timeout = 30\n", "        self.deadline = 30\n")
+# the entry: it deletes `self.timeout = 30`, or replaces it by `self.deadline = 30` (the release has the
+# new line in place, the old binding moved as above): (its result, the release's line added after
+# `self.a = 1`, the oracle's package prefix, what a module that shows it says)
+ENTRIES = {
+    "deletes": (AFTER, "", "toyq", "the module shows the binding gone"),
+    "replaces": (REPLACED, "        self.deadline = 30\n", "toyq_r", "the module shows the binding replaced"),
+}
 
 
-@pytest.mark.parametrize(("move", "value"), list(itertools.product(MOVES, (30, 60))))
-def test_a_replaced_binding_moved_and_still_run_is_never_carried(tmp_path: Path, move: str, value: int) -> None:
-    """The entry replaces `self.timeout = 30` by `self.deadline = 30`; the release has the new line in
-    place, and the old binding moved as above."""
+@pytest.mark.parametrize(("entry", "move", "value"), list(itertools.product(ENTRIES, MOVES, (30, 60))))
+def test_a_binding_moved_and_still_run_is_never_carried(tmp_path: Path, entry: str, move: str, value: int) -> None:
+    after, added, prefix, shows = ENTRIES[entry]
     modules = release(move, value)
-    modules["core"] = modules["core"].replace(
-        "        self.a = 1\n", "        self.a = 1\n        self.deadline = 30\n"
-    )
-    behaves = still_sets_30(tmp_path, f"toyq_r_{move.replace('-', '_')}_{value}", modules)
-    got = carried.carries(Compared(BASE.encode(), REPLACED.encode(), modules["core"].encode()))
+    modules["core"] = modules["core"].replace("        self.a = 1\n", "        self.a = 1\n" + added)
+    behaves = still_sets_30(tmp_path, f"{prefix}_{move.replace('-', '_')}_{value}", modules)
+    got = carried.carries(Compared(BASE.encode(), after.encode(), modules["core"].encode()))
     if behaves:
         assert got is False, (move, value, "the release still sets timeout = 30: not obsolete")
     elif move in SEES_WHOLE:
-        assert got is True, (move, value, "the module shows the binding replaced")
+        assert got is True, (move, value, shows)
     else:
         assert got is False, (move, value, "the move reaches another module: cannot tell, not carried")

@@ -14,27 +14,15 @@ the entry's release. The reference: the release imported in a fresh interpreter,
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST, GOOD, PATCHED
+from tests.lib.toy_releases import DIST, GOOD, PATCHED, cap_entry, size_from
 
-ENTRY = f"""\
-summary: s
-description: d
-distribution: {DIST}
-supported: "==1.0"
-modules:
-  planner: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
+ENTRY = cap_entry("==1.0")
 HOMES = {"sibling": "rptoy.planning", "subpackage": "rptoy.v2.planning"}
 SHAPES = {
     "module imported from its package": "from {PARENT} import planning\n\nsize = planning.size\n",
@@ -76,22 +64,12 @@ def _files(core: str, home: str, body: str = GOOD) -> dict[str, str | bytes]:
     return out
 
 
-def _runs_from(tmp: Path, files: dict[str, str | bytes]) -> str:
-    """The module whose `size` runs when rptoy.core's is called: the release, imported (the reference)."""
-    for rel, text in files.items():
-        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / rel).write_text(str(text))
-    code = f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; print(m.size.__module__)"
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
-    return done.stdout.strip()
-
-
 @pytest.mark.parametrize(("shape", "home", "left", "before"), CASES, ids=["-".join(c) for c in CASES])
 def test_a_scope_bound_from_another_module_is_moved_and_port_adds_it(
     loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str, home: str, left: str, before: str
 ) -> None:
     second = _files(_core(shape, home, left), home)
-    went = _runs_from(tmp_path / "oracle", second)
+    went = size_from(tmp_path / "oracle", second)[0]
     assert went == HOMES[home]  # the reference: the code that runs is not rptoy.core's
     first = _files(GOOD, home) if BEFORE[before] else {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}
     loopback(DIST, {"1.0": first, "2.0": second})
@@ -133,7 +111,7 @@ def test_a_binding_that_may_not_run_or_may_read_another_module_is_not_a_move(
 ) -> None:
     second = _files(GOOD + "\n\n" + NOT_SURE[shape], "sibling")
     second["rptoy/other.py"] = "size = len\n"
-    assert _runs_from(tmp_path / "oracle", second) != HOMES["sibling"]  # the reference: not planning's code
+    assert size_from(tmp_path / "oracle", second)[0] != HOMES["sibling"]  # the reference: not planning's code
     loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
     reg = write_registry("cap", ENTRY)
 

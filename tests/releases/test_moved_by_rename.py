@@ -17,28 +17,15 @@ module itself). The reference: the release imported in a fresh interpreter, `siz
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST, GOOD
+from tests.lib.toy_releases import DIST, GOOD, RENAMED, cap_entry, size_from
 
-ENTRY = f"""\
-summary: s
-description: d
-distribution: {DIST}
-supported: "==1.0"
-modules:
-  planner: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
-RENAMED = GOOD.replace("def size(", "def size_of(")
+ENTRY = cap_entry("==1.0")
 HOMES = {"sibling": "rptoy.planning", "subpackage": "rptoy.v2.planning", "itself": "rptoy.core"}
 SHAPES = {
     "module attribute": "from {PARENT} import planning\n\nsize = planning.size_of\n",
@@ -67,20 +54,6 @@ def _files(shape: str, home: str) -> dict[str, str | bytes]:
     return out
 
 
-def _runs(tmp: Path, files: dict[str, str | bytes]) -> tuple[str, str]:
-    """(module, name) of the `size` rptoy.core gives once imported: the release, run (the reference)."""
-    for rel, text in files.items():
-        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / rel).write_text(str(text))
-    code = (
-        f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; s = getattr(m, 'size', None); "
-        "print(getattr(s, '__module__', None), getattr(s, '__name__', None))"
-    )
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
-    module, name = done.stdout.split()
-    return module, name
-
-
 def _verify(radpatch: Any, reg: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     report = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0", "--json").out)
     (result,) = report["results"]
@@ -94,7 +67,7 @@ def test_a_renamed_scope_bound_by_its_old_name_is_moved(
     loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str, home: str
 ) -> None:
     second = _files(shape, home)
-    module, name = _runs(tmp_path / "oracle", second)
+    module, name = size_from(tmp_path / "oracle", second)
     assert name == "size_of"  # the reference: the old name runs the renamed code
     loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
     reg = write_registry("cap", ENTRY)
@@ -171,7 +144,8 @@ def test_an_alias_that_may_not_run_or_reads_nothing_is_no_move(
         "rptoy/planning.py": RENAMED + "\n\nsized = len\n" + more,
         "rptoy/other.py": "def size_of(items):\n    return -1\n",
     }
-    assert _runs(tmp_path / "oracle", second) != ("rptoy.planning", "size_of")  # the reference: not the renamed code
+    # the reference: not the renamed code
+    assert size_from(tmp_path / "oracle", second) != ("rptoy.planning", "size_of")
     loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
     reg = write_registry("cap", ENTRY)
     result, cell = _verify(radpatch, reg)

@@ -17,21 +17,10 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
+from tests.lib.toy_releases import DIST, GOOD, cap_entry
 
-DIST = "radpatch-toy"
-GOOD = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
 OTHER = "def unrelated():\n    return 1\n"
-ENTRY = f"""\
-summary: s
-description: d
-distribution: {DIST}
-supported: "==1.0"
-modules:
-  planner: rptoy.engine.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
+ENTRY = cap_entry("==1.0", "rptoy.engine.core")
 INIT = {"rptoy/__init__.py": "", "rptoy/engine/__init__.py": "", "rptoy/util/__init__.py": ""}
 IMPORTS = {
     "absolute": ("from rptoy.util.helpers import size\n", ""),

@@ -16,13 +16,9 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PATCHED, PKG, assert_ported_past_obsolete, entry
+from tests.lib.upstream_toy import GOOD, PATCHED, PKG, TO, UPSTREAM, assert_ported_past_obsolete, entry
 
-UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
-    "    return n", "    n = min(n, len(buckets))\n    return n"
-)
 TOOK = {"radpatch's layout": PATCHED, "upstream's spelling": UPSTREAM}
-TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
 
 
 @pytest.mark.parametrize(

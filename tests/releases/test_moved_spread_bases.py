@@ -21,30 +21,14 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PKG, entry
+from tests.lib.upstream_toy import GOOD, PKG, TO, UPSTREAM, entry, guard_entry
 
-UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
-    "    return n", "    n = min(n, len(buckets))\n    return n"
-)  # upstream's own spelling of the change: the rewrites do not apply, the change is there
 OTHER = GOOD.replace("n = len(items)", "n = len(tuple(items))")  # neither the base nor the change
-TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
 
 
 def _first(count: int, module: str) -> str:
     """An entry `cap` requires, naming both layouts: a line it inserts in size() before cap's."""
-    return f"""\
-summary: Guard the toy's size
-description: The requirement; it names both layouts.
-distribution: radpatch-toy
-supported: ">=1.0"
-modules:
-  planner:
-    - {{versions: "<1.{count}", module: {PKG}.core}}
-    - {{versions: ">=1.{count}", module: {module}}}
-rewrites:
-  - id: guard
-    insert_after: {{scope: size, find: "buckets = [items]", code: "items = items or []"}}
-"""
+    return guard_entry(f"1.{count}", module)
 
 
 @pytest.mark.parametrize(

@@ -8,45 +8,21 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.lib.index_server import IndexServer
-from tests.lib.toy_releases import DIST
-from tests.lib.toy_releases import MOVED as CODE
+from tests.lib.toy_releases import DIST, MOVED_WHEELS, first_entry, second_entry
 from tests.lib.wheels import Wheels
 
-FIRST = f"""\
-summary: Count one more
-description: Moves with the code (a choice per layout).
-distribution: {DIST}
-supported: ">=1.0,<3"
-modules:
-  core:
-    - {{versions: "<2", module: rptoy.core}}
-    - {{versions: ">=2", module: rptoy.planning}}
-rewrites:
-  - id: more
-    replace: {{scope: size, find: n = len(items), with: "n = len(items) + 1"}}
-"""
-SECOND = f"""\
-summary: Cap what the first entry counts
-description: Written on the first entry's result; declares only the old module.
-distribution: {DIST}
-supported: ">=1.0,<3"
-requires: [first]
-modules:
-  core: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: "n = len(items) + 1", code: "n = min(n, 4)"}}
-"""
-WHEELS: Wheels = {
-    "1.0": {"rptoy/__init__.py": "", "rptoy/core.py": CODE},
-    "2.0": {"rptoy/__init__.py": "", "rptoy/planning.py": CODE},  # moved
-}
+FIRST = first_entry(
+    "Moves with the code (a choice per layout).",
+    ">=1.0,<3",
+    '  core:\n    - {versions: "<2", module: rptoy.core}\n    - {versions: ">=2", module: rptoy.planning}\n',
+)
+SECOND = second_entry("Written on the first entry's result; declares only the old module.", ">=1.0,<3")
 
 
 def test_a_moved_module_is_proven_on_the_requirements_result(
     loopback: Callable[[str, Wheels], IndexServer], write_registry: Any, radpatch: Any
 ) -> None:
-    loopback(DIST, WHEELS)
+    loopback(DIST, MOVED_WHEELS)
     write_registry("first", FIRST)
     reg = write_registry("second", SECOND)
     r = radpatch("--registry", str(reg), "verify", "--all", "--versions", ">=1.0,<3")
@@ -56,7 +32,7 @@ def test_a_moved_module_is_proven_on_the_requirements_result(
 def test_the_nearest_candidate_is_read_from_the_stacked_module(
     loopback: Callable[[str, Wheels], IndexServer], write_registry: Any, radpatch: Any
 ) -> None:
-    loopback(DIST, {"1.0": WHEELS["1.0"]})
+    loopback(DIST, {"1.0": MOVED_WHEELS["1.0"]})
     write_registry(
         "first", FIRST.replace('find: n = len(items), with: "n = len(items) + 1"', "find: return n, with: return n + 1")
     )

@@ -17,13 +17,9 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PATCHED, PKG, assert_ported_past_obsolete, entry
+from tests.lib.upstream_toy import GOOD, PATCHED, PKG, TO, UPSTREAM, assert_ported_past_obsolete, entry, guard_entry
 
-UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
-    "    return n", "    n = min(n, len(buckets))\n    return n"
-)
 TOOK = {"radpatch's layout": PATCHED, "upstream's spelling": UPSTREAM}
-TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
 # the requirement's rewrite: a line it inserts in size() before the entry's, or after it
 FIRST = {
     "before": 'insert_after: {scope: size, find: "buckets = [items]", code: "items = items or []"}',
@@ -32,19 +28,7 @@ FIRST = {
 
 
 def _first(where: str, module: str) -> str:
-    return f"""\
-summary: Guard the toy's size
-description: The requirement; it names both layouts.
-distribution: radpatch-toy
-supported: ">=1.0"
-modules:
-  planner:
-    - {{versions: "<1.1", module: {PKG}.core}}
-    - {{versions: ">=1.1", module: {module}}}
-rewrites:
-  - id: guard
-    {FIRST[where]}
-"""
+    return guard_entry("1.1", module, FIRST[where])
 
 
 def _stacked(supported: str) -> str:

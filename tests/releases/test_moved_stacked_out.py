@@ -16,8 +16,7 @@ import pytest
 
 from tests.lib.generated import sample
 from tests.lib.index_server import IndexServer
-from tests.lib.toy_releases import DIST
-from tests.lib.toy_releases import MOVED as CODE
+from tests.lib.toy_releases import DIST, MOVED_WHEELS, first_entry, second_entry
 from tests.lib.wheels import Wheels
 
 FIRST_MODULES = {
@@ -27,33 +26,7 @@ FIRST_MODULES = {
         '  core:\n    - {versions: "<2", module: rptoy.core}\n    - {versions: ">=2", module: rptoy.gone}\n'
     ),
 }
-FIRST = f"""\
-summary: Count one more
-description: Written for the old layout only.
-distribution: {DIST}
-supported: ">=1.0"
-modules:
-{{modules}}rewrites:
-  - id: more
-    replace: {{{{scope: size, find: n = len(items), with: "n = len(items) + 1"}}}}
-"""
-SECOND = f"""\
-summary: Cap what the first entry counts
-description: Written on the first entry's result.
-distribution: {DIST}
-supported: "{{supported}}"
-requires: [first]
-modules:
-  core: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{{{scope: size, find: "n = len(items) + 1", code: "n = min(n, 4)"}}}}
-"""
-WHEELS: Wheels = {
-    "1.0": {"rptoy/__init__.py": "", "rptoy/core.py": CODE},
-    "1.5": {"rptoy/__init__.py": "", "rptoy/core.py": CODE},
-    "2.0": {"rptoy/__init__.py": "", "rptoy/planning.py": CODE},  # moved
-}
+WHEELS: Wheels = {"1.0": MOVED_WHEELS["1.0"], "1.5": MOVED_WHEELS["1.0"], "2.0": MOVED_WHEELS["2.0"]}
 
 
 @pytest.mark.parametrize(("first", "supported"), sample([(f, s) for f in FIRST_MODULES for s in ("<1.5", "<2")]))
@@ -61,8 +34,8 @@ def test_an_out_of_range_move_blocked_by_a_requirement_says_which_and_what_to_do
     loopback: Callable[[str, Wheels], IndexServer], write_registry: Any, radpatch: Any, first: str, supported: str
 ) -> None:
     loopback(DIST, WHEELS)
-    write_registry("first", FIRST.format(modules=FIRST_MODULES[first]))
-    reg = write_registry("second", SECOND.format(supported=f">=1.0,{supported}"))
+    write_registry("first", first_entry("Written for the old layout only.", ">=1.0", FIRST_MODULES[first]))
+    reg = write_registry("second", second_entry("Written on the first entry's result.", f">=1.0,{supported}"))
     r = radpatch("--registry", str(reg), "verify", "--all", "--versions", ">=1.0")
     note = next((ln for ln in r.out.splitlines() if ln.startswith("second 2.0: out of range: ")), None)
     assert note is not None, r.out

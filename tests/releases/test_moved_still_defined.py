@@ -12,27 +12,15 @@ release imported in a fresh interpreter, `size.__module__` says where the code t
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST, GOOD, PATCHED
+from tests.lib.toy_releases import DIST, GOOD, PATCHED, cap_entry, size_from
 
-ENTRY = f"""\
-summary: s
-description: d
-distribution: {DIST}
-supported: "==1.0"
-modules:
-  planner: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
+ENTRY = cap_entry("==1.0")
 HOMES = {"sibling": "rptoy.planning", "subpackage": "rptoy.v2.planning"}
 SHAPES = {
     "import after": "{DEF}\n\nfrom {HOME} import size\n",
@@ -60,22 +48,12 @@ def _files(core: str, home: str) -> dict[str, str | bytes]:
     return out
 
 
-def _runs_from(tmp: Path, files: dict[str, str | bytes]) -> str:
-    """The module whose `size` runs when rptoy.core's is called: the release, imported (the reference)."""
-    for rel, text in files.items():
-        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / rel).write_text(str(text))
-    code = f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; print(m.size.__module__)"
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
-    return done.stdout.strip()
-
-
 @pytest.mark.parametrize(("shape", "home", "left"), CASES, ids=["-".join(c) for c in CASES])
 def test_a_scope_imported_from_elsewhere_is_moved_and_port_adds_its_home(
     loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str, home: str, left: str
 ) -> None:
     second = _files(_core(shape, home, left), home)
-    went = _runs_from(tmp_path / "oracle", second)
+    went = size_from(tmp_path / "oracle", second)[0]
     assert went == HOMES[home]  # the reference: the code that runs is not rptoy.core's
     loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
     reg = write_registry("cap", ENTRY)

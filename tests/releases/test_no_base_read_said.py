@@ -24,11 +24,8 @@ from packaging.version import Version
 from radpatch.releases.base_search import search_order
 from radpatch.releases.proof import NO_BASE
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PKG, entry
+from tests.lib.upstream_toy import GOOD, PKG, UPSTREAM, entry
 
-UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
-    "    return n", "    n = min(n, len(buckets))\n    return n"
-)  # upstream's own spelling of the change: the rewrites do not apply, the change is there
 OTHER = GOOD.replace("n = len(items)", "n = len(tuple(items))")  # neither the base nor the change
 BASE_AT = {"middle": lambda count: count // 2 - 1, "first": lambda count: 0, "below asked": lambda count: count - 3}
 ASKED = {"newest": 1, "newest two": 2}

@@ -15,11 +15,8 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PKG, entry
+from tests.lib.upstream_toy import GOOD, PKG, UPSTREAM, entry
 
-UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
-    "    return n", "    n = min(n, len(buckets))\n    return n"
-)
 COUNT = 7
 
 

@@ -8,16 +8,15 @@ installed file edited by hand), it says the two may overlap, not tried on a rele
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.overlaps import CALL_OPS, CALL_SRC, HEAD, call_form_others, released_toy
+from tests.lib.overlaps import CALL_OPS, CALL_SRC, call_form_others, one_rewrite, refused_overlap
 from tests.lib.site import Site
 
-ENTRY = HEAD.format(supported=">=1.0,<2") + "  - id: {name}\n    {op}\n"
 REPORTED = ("replace statement", "set_keyword", "same argument picked otherwise", "delete statement")
 
 
@@ -28,21 +27,17 @@ def test_list_and_verify_report_what_apply_refuses_with_the_same_words(
     site: Site,
     radpatch: Any,
     write_registry: Any,
-    loopback: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    toy_release: Callable[..., None],
 ) -> None:
-    released_toy(site, loopback, tmp_path, monkeypatch, CALL_SRC)
+    toy_release(CALL_SRC)
     yaml, argument = CALL_OPS["add_element keyword"]
-    write_registry("a", ENTRY.format(name="a", op=yaml + "}"))
-    reg = str(write_registry("b", ENTRY.format(name="b", op=call_form_others("add_element keyword", argument)[other])))
+    write_registry("a", one_rewrite("a", yaml + "}"))
+    reg = str(write_registry("b", one_rewrite("b", call_form_others("add_element keyword", argument)[other])))
     before = site.snapshot()
     refused = radpatch("--registry", reg, "apply", *(("b", "a") if flip else ("a", "b")))
     assert refused.code != 0 and site.snapshot() == before, refused.out + refused.err
     assert " overlap: " in refused.err, refused.err
-    said = refused.err.split(" overlap: ", 1)[1].split("\n")[0]
-    first, what = said.split(" both ", 1)
-    assert first in ("a (a) and b (b)", "b (b) and a (a)"), refused.err
+    what = refused_overlap(refused.err)
     core = site.root / "toypkg/core.py"
     installed = core.read_bytes()
     core.write_bytes(installed + b"# edited by hand\n")  # not the release's bytes, and verify has read no release

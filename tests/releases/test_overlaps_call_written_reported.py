@@ -9,13 +9,13 @@ the same code on the file is not reported, and applies."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.overlaps import CALL_OPS, CALL_WRITTEN_OTHERS, CALL_WRITTEN_SRCS, HEAD, released_toy
+from tests.lib.overlaps import CALL_OPS, CALL_WRITTEN_OTHERS, CALL_WRITTEN_SRCS, one_rewrite, refused_overlap
 from tests.lib.site import Site
 
 # (module, call-form rewrite, pick, the other rewrite, do they overlap on that module)
@@ -30,10 +30,6 @@ CASES = [
 ]
 
 
-def _entry(name: str, op: str, requires: str = "") -> str:
-    return requires + HEAD.format(supported=">=1.0,<2") + f"  - id: {name}\n    {op}\n"
-
-
 @pytest.mark.parametrize(("case", "flip"), sample(list(itertools.product(CASES, (False, True)))), ids=str)
 def test_list_verify_and_apply_agree_on_a_call_form_rewrite_and_what_writes_or_is_its_display(
     case: tuple[str, str, str, str, bool],
@@ -41,14 +37,12 @@ def test_list_verify_and_apply_agree_on_a_call_form_rewrite_and_what_writes_or_i
     site: Site,
     radpatch: Any,
     write_registry: Any,
-    loopback: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    toy_release: Callable[..., None],
 ) -> None:
     src, op, pick, other, overlap = case
-    released_toy(site, loopback, tmp_path, monkeypatch, CALL_WRITTEN_SRCS[src])
-    write_registry("a", _entry("a", CALL_OPS[op][0] + pick + "}"))
-    reg = str(write_registry("b", _entry("b", CALL_WRITTEN_OTHERS[other])))
+    toy_release(CALL_WRITTEN_SRCS[src])
+    write_registry("a", one_rewrite("a", CALL_OPS[op][0] + pick + "}"))
+    reg = str(write_registry("b", one_rewrite("b", CALL_WRITTEN_OTHERS[other])))
     before = site.snapshot()
     r = radpatch("--registry", reg, "apply", *(("b", "a") if flip else ("a", "b")))
     # verify first: `list` reads the release's file from verify's cache (without it, it says "may")
@@ -60,9 +54,7 @@ def test_list_verify_and_apply_agree_on_a_call_form_rewrite_and_what_writes_or_i
         return
     assert r.code != 0 and site.snapshot() == before, r.out + r.err
     assert " overlap: " in r.err and "requires: [" in r.err, r.err
-    refused = r.err.split(" overlap: ", 1)[1].split("\n")[0]
-    first, what = refused.split(" both ", 1)
-    assert first in ("a (a) and b (b)", "b (b) and a (a)"), r.err
+    what = refused_overlap(r.err)
     for lines in said:
         assert [ln.split(" both ", 1)[1] for ln in lines] == [what], said
 
@@ -73,14 +65,12 @@ def test_an_ordered_stack_applies_and_verify_proves_it_on_the_written_call(
     site: Site,
     radpatch: Any,
     write_registry: Any,
-    loopback: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    toy_release: Callable[..., None],
 ) -> None:
     """B's add_element picks a call only A's `replace` writes; B `requires: [a]`."""
-    released_toy(site, loopback, tmp_path, monkeypatch, CALL_WRITTEN_SRCS["call only written"])
-    write_registry("a", _entry("a", CALL_WRITTEN_OTHERS["replace writes the call"]))
-    reg = str(write_registry("b", _entry("b", CALL_OPS["add_element keyword"][0] + "}", "requires: [a]\n")))
+    toy_release(CALL_WRITTEN_SRCS["call only written"])
+    write_registry("a", one_rewrite("a", CALL_WRITTEN_OTHERS["replace writes the call"]))
+    reg = str(write_registry("b", one_rewrite("b", CALL_OPS["add_element keyword"][0] + "}", ("a",))))
     listed = radpatch("--registry", reg, "list")
     lines = [ln for ln in listed.out.splitlines() if "overlap: " in ln]
     assert len(lines) == 1 and "overlap: a (a) and b (b) both " in lines[0], listed.out
@@ -99,16 +89,14 @@ def test_a_stack_on_an_entry_applied_in_an_earlier_stage_is_judged_on_the_file_b
     site: Site,
     radpatch: Any,
     write_registry: Any,
-    loopback: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    toy_release: Callable[..., None],
 ) -> None:
     """A (writes the call) applied first; then B (picks it) alone: refused naming both unless B
     `requires: [a]` (the file apply judges on is the one before A, as in one stage)."""
-    released_toy(site, loopback, tmp_path, monkeypatch, CALL_WRITTEN_SRCS["call only written"])
-    write_registry("a", _entry("a", CALL_WRITTEN_OTHERS["replace writes the call"]))
-    requires = "requires: [a]\n" if ordered else ""
-    reg = str(write_registry("b", _entry("b", CALL_OPS["add_element keyword"][0] + "}", requires)))
+    toy_release(CALL_WRITTEN_SRCS["call only written"])
+    write_registry("a", one_rewrite("a", CALL_WRITTEN_OTHERS["replace writes the call"]))
+    requires = ("a",) if ordered else ()
+    reg = str(write_registry("b", one_rewrite("b", CALL_OPS["add_element keyword"][0] + "}", requires)))
     assert radpatch("--registry", reg, "apply", "a").code == 0
     before = site.snapshot()
     r = radpatch("--registry", reg, "apply", "b")
@@ -123,15 +111,13 @@ def test_a_stack_on_an_applied_entry_whose_registry_is_not_loaded_is_compared_wi
     site: Site,
     radpatch: Any,
     write_registry: Any,
-    loopback: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    toy_release: Callable[..., None],
 ) -> None:
     """A later build stage: A applied from registry r1; B from r2 alone picks the call A wrote (B
     cannot name A in `requires:` without A's registry: the refusal says to pass it)."""
-    released_toy(site, loopback, tmp_path, monkeypatch, CALL_WRITTEN_SRCS["call only written"])
-    r1 = str(write_registry("a", _entry("a", CALL_WRITTEN_OTHERS["replace writes the call"]), dirname="r1"))
-    r2 = str(write_registry("b", _entry("b", CALL_OPS["add_element keyword"][0] + "}"), dirname="r2"))
+    toy_release(CALL_WRITTEN_SRCS["call only written"])
+    r1 = str(write_registry("a", one_rewrite("a", CALL_WRITTEN_OTHERS["replace writes the call"]), dirname="r1"))
+    r2 = str(write_registry("b", one_rewrite("b", CALL_OPS["add_element keyword"][0] + "}"), dirname="r2"))
     assert radpatch("--registry", r1, "apply", "a").code == 0
     before = site.snapshot()
     r = radpatch("--registry", r2, "apply", "b")

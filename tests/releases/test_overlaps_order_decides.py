@@ -18,7 +18,7 @@ hand), `list` claims no overlap: only "may overlap", not tried."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,7 +26,7 @@ import pytest
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
 from tests.lib.generated import sample
-from tests.lib.overlaps import HEAD, released_toy, run_entry
+from tests.lib.overlaps import one_rewrite, run_entry
 from tests.lib.site import Site
 
 MODULES = {
@@ -119,7 +119,7 @@ def _cases() -> list[tuple[str, str, str, bool]]:
 
 
 def _entry(name: str, module: str, key: str) -> str:
-    return HEAD.format(supported=">=1.0,<2") + f"  - id: {name}\n    {ENTRIES[module][key]}\n"
+    return one_rewrite(name, ENTRIES[module][key])
 
 
 def _order_matters(a: Patch, b: Patch, src: str) -> bool:
@@ -142,12 +142,10 @@ def test_list_verify_and_apply_say_an_overlap_exactly_when_the_order_matters(
     site: Site,
     radpatch: Any,
     write_registry: Any,
-    loopback: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    toy_release: Callable[..., None],
 ) -> None:
     src = MODULES[module]
-    released_toy(site, loopback, tmp_path, monkeypatch, src, wheel=True)
+    toy_release(src, wheel=True)
     write_registry("a", _entry("a", module, one), PAYLOADS)
     reg = write_registry("b", _entry("b", module, two), PAYLOADS)
     a, b = load_patch(reg / "a.yaml"), load_patch(reg / "b.yaml")

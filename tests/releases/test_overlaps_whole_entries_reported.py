@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import ast
 import itertools
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.overlaps import HEAD, released_toy, run_entry
+from tests.lib.overlaps import one_rewrite, run_entry
 from tests.lib.site import Site
 
 SRC = """\
@@ -49,7 +49,7 @@ PAIRS = [
 
 
 def _entry(name: str, key: str) -> str:
-    return HEAD.format(supported=">=1.0,<2") + f"  - id: {name}\n    {ENTRIES[key]}\n"
+    return one_rewrite(name, ENTRIES[key])
 
 
 @pytest.mark.parametrize(("pair", "flip"), sample(list(itertools.product(PAIRS, (False, True)))), ids=str)
@@ -59,11 +59,9 @@ def test_list_verify_and_apply_agree_with_both_orders_of_two_whole_entries(
     site: Site,
     radpatch: Any,
     write_registry: Any,
-    loopback: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    toy_release: Callable[..., None],
 ) -> None:
-    released_toy(site, loopback, tmp_path, monkeypatch, SRC, wheel=True)
+    toy_release(SRC, wheel=True)
     write_registry("a", _entry("a", pair[0]), {"g.py": G})
     reg = write_registry("b", _entry("b", pair[1]), {"g.py": G})
     from radpatch.registry.loader import load_patch

@@ -17,11 +17,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PATCHED, PKG, entry
+from tests.lib.upstream_toy import GOOD, PATCHED, PKG, UPSTREAM, entry
 
-UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
-    "    return n", "    n = min(n, len(buckets))\n    return n"
-)
 TOOK = {"radpatch's layout": PATCHED, "upstream's spelling": UPSTREAM}
 COUNT = 6
 

@@ -26,7 +26,7 @@ from packaging.version import Version
 from radpatch.registry import loader
 from radpatch.rewrite.runner import backward, forward
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST
+from tests.lib.toy_releases import DIST, commented_cap_entry
 
 BODY = "def size(self, items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
 REWRITTEN = BODY.replace("n = len(items)", "n = len(list(items))")  # the rewrite finds nothing there
@@ -154,18 +154,7 @@ SHAPES: dict[str, tuple[str, str, str, str, Any, tuple[str, str, str]]] = {
     ),
 }
 CASES = sample([(s, k) for s in SHAPES for k in ("proves", "does not prove", "unsafe twin")])
-ENTRY = f"""\
-# a toy entry: comments and layout stay
-summary: s
-description: d
-distribution: {DIST}
-supported: ">=1.0"   # written for 1.0
-modules:
-  planner: rptoy.core  # where size() lives
-rewrites:
-  - id: cap   # the cap
-    insert_after: {{scope: SCOPE, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
+ENTRY = commented_cap_entry("SCOPE")
 
 
 def _run(tmp: Path, files: dict[str, str | bytes], call: str) -> int:

@@ -12,43 +12,17 @@ from packaging.version import Version
 
 from radpatch.releases import port_failures
 from tests.lib.index_server import IndexServer
-from tests.lib.toy_releases import DIST
-from tests.lib.toy_releases import MOVED as CODE
+from tests.lib.toy_releases import DIST, MOVED_WHEELS, first_entry, second_entry
 from tests.lib.wheels import Wheels
 
-FIRST = f"""\
-summary: Count one more
-description: Written for 1.0.
-distribution: {DIST}
-supported: "==1.0"
-modules:
-  core: rptoy.core
-rewrites:
-  - id: more
-    replace: {{scope: size, find: n = len(items), with: "n = len(items) + 1"}}
-"""
-SECOND = f"""\
-summary: Cap what the first entry counts
-description: Written on the first entry's result.
-distribution: {DIST}
-supported: "==1.0"
-requires: [first]
-modules:
-  core: rptoy.core
-rewrites:
-  - id: cap
-    insert_after: {{scope: size, find: "n = len(items) + 1", code: "n = min(n, 4)"}}
-"""
-WHEELS: Wheels = {
-    "1.0": {"rptoy/__init__.py": "", "rptoy/core.py": CODE},
-    "2.0": {"rptoy/__init__.py": "", "rptoy/planning.py": CODE},  # moved
-}
+FIRST = first_entry("Written for 1.0.", "==1.0")
+SECOND = second_entry("Written on the first entry's result.", "==1.0")
 
 
 def test_a_series_ports_whatever_order_the_names_are_given_in(
     loopback: Callable[[str, Wheels], IndexServer], write_registry: Any, radpatch: Any
 ) -> None:
-    loopback(DIST, WHEELS)
+    loopback(DIST, MOVED_WHEELS)
     for order in (("second", "first"), ("first", "second")):
         write_registry("first", FIRST)
         reg = write_registry("second", SECOND)
@@ -62,7 +36,7 @@ def test_a_series_ports_whatever_order_the_names_are_given_in(
 def test_a_series_entry_left_alone_names_the_requirement_to_port_with_it(
     loopback: Callable[[str, Wheels], IndexServer], write_registry: Any, radpatch: Any
 ) -> None:
-    loopback(DIST, WHEELS)
+    loopback(DIST, MOVED_WHEELS)
     write_registry("first", FIRST)
     reg = write_registry("second", SECOND)
     r = radpatch("--registry", str(reg), "port", "second", "--to", "2.0")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.lib.site import Site
+from tests.lib.upstream_toy import engine_entry
 
 PKG = "rptoy"
 DIST = "radpatch-toy"
@@ -39,24 +40,7 @@ OTHER = {
     "other call": ['self.state = path.join("stopped", "run")'],
 }
 
-ENTRY = f"""\
-summary: Drop the timeout, mark the engine stopped
-description: Two rewrites; upstream may take the insertion in its own spelling.
-distribution: {DIST}
-supported: "==1.0"
-modules:
-  core: {PKG}.core
-rewrites:
-  - id: d
-    delete:
-      scope: Engine.configure
-      find: self.timeout = 30
-  - id: i
-    insert_after:
-      scope: Engine.stop
-      find: self.a = 0
-      code: {CODE}
-"""
+ENTRY = engine_entry("Two rewrites; upstream may take the insertion in its own spelling.", CODE)
 
 
 def release(lines: list[str]) -> str:

@@ -23,7 +23,7 @@ from packaging.version import Version
 from radpatch.registry import loader
 from radpatch.rewrite.runner import backward, forward
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST, run_size
+from tests.lib.toy_releases import DIST, commented_cap_entry, run_size
 
 BODY = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
 RENAMED = BODY.replace("def size(", "def size_of(")
@@ -72,18 +72,7 @@ HAZARDS = {
     ),
 }
 CASES = sample([(h, twin) for h in HAZARDS for twin in ("unsafe", "safe twin")])
-ENTRY = f"""\
-# a toy entry: comments and layout stay
-summary: s
-description: d
-distribution: {DIST}
-supported: ">=1.0"   # written for 1.0
-modules:
-  planner: rptoy.core  # where size() lives
-rewrites:
-  - id: cap   # the cap
-    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
-"""
+ENTRY = commented_cap_entry("size")
 
 
 def _release(hazard: str, safe: bool) -> tuple[dict[str, str | bytes], str]:

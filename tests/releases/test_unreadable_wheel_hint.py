@@ -10,10 +10,8 @@ passes (exit 0); the read line never divides by an unknown size."""
 
 from __future__ import annotations
 
-import io
 import itertools
 import re
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,25 +21,17 @@ import pytest
 from radpatch.errors import EXIT_REFUSED
 from tests.lib.generated import sample
 from tests.lib.upstream_toy import GOOD, PKG, entry
+from tests.lib.wheels import unlike_record
 
 ENTRY = entry("A toy patch every release needs.", ">=1.0")
 RELEASES = {v: {f"{PKG}/core.py": GOOD} for v in ("1.0", "1.1", "1.2")}
 BROKEN = "1.1"
 
 
-def _unlike_record(data: bytes) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            body = src.read(info)
-            dst.writestr(info.filename, body + b"# changed\n" if info.filename == f"{PKG}/core.py" else body)
-    return out.getvalue()
-
-
 BREAKS: dict[str, Callable[[bytes], bytes]] = {
     "truncated": lambda data: data[: len(data) // 2],
     "not-a-zip": lambda data: b"<html><body>503 Service Unavailable</body></html>\n",
-    "unlike-record": _unlike_record,
+    "unlike-record": lambda data: unlike_record(data, f"{PKG}/core.py"),
 }
 COMMANDS = {
     "verify": ["verify", "cap"],

@@ -33,7 +33,8 @@ from radpatch.releases.pipconf import read_settings
 from radpatch.releases.results import JSON_SCHEMA_VERSION
 from radpatch.releases.wheels import Releases
 from tests.lib import REPO
-from tests.lib.index_server import IndexServer
+from tests.lib.index_server import IndexServer, pip_to_loopback, servers
+from tests.lib.toy_releases import GOOD, PATCHED
 from tests.lib.wheels import build_wheel
 
 DIST = "radpatch-toy"
@@ -58,22 +59,9 @@ rewrites:
       code: n = min(n, len(buckets))
 """
 
-GOOD = """\
-def size(items):
-    buckets = [items]
-    n = len(items)
-    return n
-"""
 NO_BUCKETS = """\
 def size(items):
     n = len(items)
-    return n
-"""
-PATCHED = """\
-def size(items):
-    buckets = [items]
-    n = len(items)
-    n = min(n, len(buckets))
     return n
 """
 OTHER_CODE = """\
@@ -95,36 +83,15 @@ RELEASES: dict[str, dict[str, str]] = {
 @pytest.fixture
 def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """serve(ranges=True, api="html") -> an IndexServer over tmp_path/wheels, and pip's settings pointing at it."""
-    started: list[IndexServer] = []
-    for var in (
-        "PIP_EXTRA_INDEX_URL",
-        "PIP_FIND_LINKS",
-        "PIP_NO_INDEX",
-        "PIP_PROXY",
-        "PIP_TRUSTED_HOST",
-        "PIP_CERT",
-        "PIP_CLIENT_CERT",
-        "VIRTUAL_ENV",
-    ):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # this machine's pip.conf must not add indexes here
-    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("RADPATCH_JOBS", "1")
-    monkeypatch.delenv("RADPATCH_LISTING_TTL", raising=False)
-    for var in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
+    pip_to_loopback(monkeypatch, tmp_path / "cache")
+    with servers() as serve:
 
-    def start(ranges: bool = True, api: str = "html", tls: ssl.SSLContext | None = None) -> IndexServer:
-        server = IndexServer(tmp_path / "wheels", ranges, api, tls)
-        server.thread.start()
-        started.append(server)
-        monkeypatch.setenv("PIP_INDEX_URL", server.url)
-        return server
+        def start(ranges: bool = True, api: str = "html", tls: ssl.SSLContext | None = None) -> IndexServer:
+            server = serve(tmp_path / "wheels", ranges, api, tls)
+            monkeypatch.setenv("PIP_INDEX_URL", server.url)
+            return server
 
-    yield start
-    for server in started:
-        server.httpd.shutdown()
-        server.httpd.server_close()
+        yield start
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import pytest
 from radpatch.errors import EXIT_REFUSED
 from tests.lib.generated import sample
 from tests.lib.upstream_toy import GOOD, PKG, entry
+from tests.lib.wheels import unlike_record
 
 ENTRY = entry("A toy patch every release needs.", ">=1.0")
 RELEASES = {v: {f"{PKG}/core.py": GOOD} for v in ("1.0", "1.1", "1.2", "1.3")}
@@ -34,22 +35,12 @@ def _member_bytes_damaged(data: bytes) -> bytes:
     return data[:start] + b"\xff" * info.compress_size + data[start + info.compress_size :]
 
 
-def _unlike_record(data: bytes) -> bytes:
-    """The same wheel with the module's bytes changed and RECORD kept (a tampered or mixed-up file)."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            body = src.read(info)
-            dst.writestr(info.filename, body + b"# changed\n" if info.filename == f"{PKG}/core.py" else body)
-    return out.getvalue()
-
-
 BREAKS: dict[str, Callable[[bytes], bytes]] = {
     "truncated": lambda data: data[: len(data) // 2],
     "tail-cut": lambda data: data[:-10],
     "not-a-zip": lambda data: b"<html><body>503 Service Unavailable</body></html>\n",
     "member-damaged": _member_bytes_damaged,
-    "unlike-record": _unlike_record,
+    "unlike-record": lambda data: unlike_record(data, f"{PKG}/core.py"),
 }
 
 

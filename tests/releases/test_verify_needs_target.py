@@ -25,23 +25,14 @@ import pytest
 
 from tests.lib.generated import sample
 from tests.lib.index_server import IndexServer
+from tests.lib.package_imports import core_entry, package_release
 from tests.lib.site import Site
 from tests.lib.wheels import Wheels
 
 DIST = "rpneeds-toy"
 HERE = f"{sys.version_info[0]}.{sys.version_info[1]}"
 CORE = "LIMIT = 5\nOLD = 1\n"
-ENTRY = """\
-summary: A change
-description: A change whose proof reads the target.
-distribution: {dist}
-supported: ">=1.0,<2"
-modules:
-  core: {pkg}.core
-rewrites:
-  - id: r
-    {rewrite}
-"""
+WHY = "A change whose proof reads the target."
 
 # check -> (the package's files, {pkg} for its import name; the rewrite; what verify must say: "refuse"
 # when it can decide it without a target, "names" when it decides it from the release's other modules
@@ -91,17 +82,11 @@ PACKAGES = ("rpneeds", "rpneeds.sub")
 
 
 def _files(case: str, pkg: str) -> dict[str, str]:
-    root = pkg.replace(".", "/")
-    out = {f"{root}/__init__.py": "", f"{root}/core.py": CORE}
-    if "." in pkg:
-        out[f"{pkg.split('.')[0]}/__init__.py"] = ""
-    out.update({f"{root}/{rel}": text.replace("{pkg}", pkg) for rel, text in CASES[case][0].items()})
-    return out
+    return package_release(pkg, CORE, CASES[case][0])
 
 
 def _entry(case: str, pkg: str) -> str:
-    rewrite = CASES[case][1].replace("{pkg}", pkg)
-    return ENTRY.format(dist=DIST, pkg=pkg, rewrite=rewrite)
+    return core_entry(DIST, pkg, WHY, CASES[case][1])
 
 
 @pytest.mark.parametrize(("case", "python", "pkg"), sample(itertools.product(CASES, PYTHONS, PACKAGES)))

@@ -25,22 +25,13 @@ from radpatch.registry.loader import load_patch
 from radpatch.releases import package_files
 from tests.lib.generated import sample
 from tests.lib.index_server import IndexServer
+from tests.lib.package_imports import core_entry, package_release
 from tests.lib.site import Site
 from tests.lib.wheels import Wheels
 
 DIST = "rppkg-toy"
 CORE = "LIMIT = 5\nOLD = 1\n"
-ENTRY = """\
-summary: A change
-description: A change whose proof reads the package's other modules.
-distribution: {dist}
-supported: ">=1.0,<2"
-modules:
-  core: {pkg}.core
-rewrites:
-  - id: r
-    {rewrite}
-"""
+WHY = "A change whose proof reads the package's other modules."
 ADD_OTHER = "add_import: {import: from {pkg} import other}"
 ADD_VERSION = "add_import: {import: from {pkg} import VERSION}"
 DELETE_OLD = "delete: {scope: <module>, find: OLD = 1}"
@@ -73,16 +64,11 @@ PACKAGES = ("rppkg", "rppkg.sub")
 
 
 def _files(case: str, pkg: str) -> dict[str, str]:
-    root = pkg.replace(".", "/")
-    out = {f"{root}/__init__.py": "", f"{root}/core.py": CORE}
-    if "." in pkg:
-        out[f"{pkg.split('.')[0]}/__init__.py"] = ""
-    out.update({f"{root}/{rel}": text.replace("{pkg}", pkg) for rel, text in CASES[case][0].items()})
-    return out
+    return package_release(pkg, CORE, CASES[case][0])
 
 
 def _entry(case: str, pkg: str) -> str:
-    return ENTRY.format(dist=DIST, pkg=pkg, rewrite=CASES[case][1].replace("{pkg}", pkg))
+    return core_entry(DIST, pkg, WHY, CASES[case][1])
 
 
 def _problems(message: str) -> str:

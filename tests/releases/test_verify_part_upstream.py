@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.lib.site import Site
+from tests.lib.upstream_toy import engine_entry
 
 PKG = "rptoy"
 DIST = "radpatch-toy"
@@ -31,24 +32,7 @@ def release(took_delete: bool, took_insert: bool, own_layout: bool = False) -> s
     return f"class Engine:\n    def configure(self):\n{body}\n\n    def stop(self):\n{tail}\n"
 
 
-ENTRY = f"""\
-summary: Drop the timeout, mark the engine stopped
-description: Two rewrites; upstream may take either.
-distribution: {DIST}
-supported: "==1.0"
-modules:
-  core: {PKG}.core
-rewrites:
-  - id: d
-    delete:
-      scope: Engine.configure
-      find: self.timeout = 30
-  - id: i
-    insert_after:
-      scope: Engine.stop
-      find: self.a = 0
-      code: self.stopped = True
-"""
+ENTRY = engine_entry("Two rewrites; upstream may take either.", "self.stopped = True")
 
 # (upstream took the deletion, took the insertion, wrote it in its own layout)
 CASES = [(d, i, lay) for d, i, lay in itertools.product([False, True], repeat=3) if i or not lay]

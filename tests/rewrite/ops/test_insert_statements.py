@@ -7,9 +7,11 @@ tests/lib/rewrites.py's check compares whole modules and proves the structural i
 
 from __future__ import annotations
 
+import pytest
+
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from tests.lib.rewrites import check, refusal
-from tests.lib.sources import CLASS, LOOP, TWO
+from tests.lib.sources import CLASS, LOOP, TWO, loop_with
 
 
 def test_insert_into_a_nested_class_body() -> None:
@@ -30,77 +32,34 @@ def test_insert_into_a_nested_class_body() -> None:
     )
 
 
-def test_insert_after_a_statement_nested_in_for_and_if() -> None:
-    check(
-        LOOP,
+INSERT_IN_THE_LOOP = {  # the op -> LOOP's statement `line` made `lines`
+    "after a statement nested in for and if": (
         InsertStatements("f", "total += x", "print(x)", "after"),
-        """\
-        def f(items, flag):
-            total = 0
-            for x in items:
-                if flag:
-                    total += x  # add
-                    print(x)
-                else:
-                    total -= x
-            return total
-        """,
-    )
-
-
-def test_insert_before_a_statement_nested_in_else() -> None:
-    check(
-        LOOP,
+        "total += x  # add",
+        "total += x  # add\nprint(x)",
+    ),
+    "before a statement nested in else": (
         InsertStatements("f", "total -= x", "x = -x\nx = abs(x)", "before"),
-        """\
-        def f(items, flag):
-            total = 0
-            for x in items:
-                if flag:
-                    total += x  # add
-                else:
-                    x = -x
-                    x = abs(x)
-                    total -= x
-            return total
-        """,
-    )
-
-
-def test_insert_after_a_top_level_statement_of_the_function() -> None:
-    check(
-        LOOP,
+        "total -= x",
+        "x = -x\nx = abs(x)\ntotal -= x",
+    ),
+    "after a top-level statement of the function": (
         InsertStatements("f", "total = 0", "seen = []", "after"),
-        """\
-        def f(items, flag):
-            total = 0
-            seen = []
-            for x in items:
-                if flag:
-                    total += x  # add
-                else:
-                    total -= x
-            return total
-        """,
-    )
-
-
-def test_insert_before_return() -> None:
-    check(
-        LOOP,
+        "total = 0",
+        "total = 0\nseen = []",
+    ),
+    "before return": (
         InsertStatements("f", "return total", "print(total)", "before"),
-        """\
-        def f(items, flag):
-            total = 0
-            for x in items:
-                if flag:
-                    total += x  # add
-                else:
-                    total -= x
-            print(total)
-            return total
-        """,
-    )
+        "return total",
+        "print(total)\nreturn total",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(INSERT_IN_THE_LOOP))
+def test_insert_in_the_loop(case: str) -> None:
+    op, line, lines = INSERT_IN_THE_LOOP[case]
+    check(LOOP, op, loop_with(line, lines))
 
 
 def test_insert_after_a_compound_statement_found_by_its_whole_code() -> None:

@@ -7,9 +7,11 @@ tests/lib/rewrites.py's check compares whole modules and proves the structural i
 
 from __future__ import annotations
 
+import pytest
+
 from radpatch.rewrite.ops.replace import Replace
 from tests.lib.rewrites import check, refusal
-from tests.lib.sources import CLASS, LOOP, TWO
+from tests.lib.sources import CLASS, LOOP, TWO, loop_with
 
 
 def test_replace_in_a_class_body_and_in_a_method() -> None:
@@ -30,39 +32,20 @@ def test_replace_in_a_class_body_and_in_a_method() -> None:
     )
 
 
-def test_replace_a_statement() -> None:
-    check(
-        LOOP,
-        Replace("f", "total -= x", "total -= 2 * x"),
-        """\
-        def f(items, flag):
-            total = 0
-            for x in items:
-                if flag:
-                    total += x  # add
-                else:
-                    total -= 2 * x
-            return total
-        """,
-    )
-
-
-def test_replace_a_statement_by_two() -> None:
-    check(
-        LOOP,
+REPLACE_IN_THE_LOOP = {  # the op -> LOOP's statement `line` made `lines`
+    "a statement": (Replace("f", "total -= x", "total -= 2 * x"), "total -= x", "total -= 2 * x"),
+    "a statement by two": (
         Replace("f", "return total", "total = round(total)\nreturn total"),
-        """\
-        def f(items, flag):
-            total = 0
-            for x in items:
-                if flag:
-                    total += x  # add
-                else:
-                    total -= x
-            total = round(total)
-            return total
-        """,
-    )
+        "return total",
+        "total = round(total)\nreturn total",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(REPLACE_IN_THE_LOOP))
+def test_replace_in_the_loop(case: str) -> None:
+    op, line, lines = REPLACE_IN_THE_LOOP[case]
+    check(LOOP, op, loop_with(line, lines))
 
 
 def test_replace_an_expression_adds_an_argument_to_a_call() -> None:
