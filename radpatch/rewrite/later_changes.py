@@ -10,8 +10,9 @@ name: a subscript stored, augmented or deleted (`CFG["k"] = 2`, `FLAGS[:] = [...
 and a method that changes it (`CFG.update(...)`, `CFG.pop(k)`, `FLAGS.remove(x)`, `S.add(x)`). Each
 is kept when it provably leaves the edit in place (another literal key or element, a method that
 only reads, `append`, `sort`), else named: it overwrites or takes away the edited entry or
-element, or may. Not read: the literal changed through another name (`ALIAS = CFG`), or by a
-function it is passed to, or one that runs later.
+element, or may. Read too (rewrite.later_runs): the literal changed through another name
+(`ALIAS = CFG`) and in the functions of the scope a later call runs, at any depth to a bound; a
+function from elsewhere is not read.
 
 Standard library only (`ast`)."""
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import ast
 import contextlib
 
-from radpatch.rewrite.later_runs import runs_after
+from radpatch.rewrite.later_runs import Unfollowed, reaches, runs_after
 from radpatch.rewrite.name_bindings import binding_sites
 
 # methods that leave the edited entry or element where it is, per literal kind
@@ -51,18 +52,23 @@ _ADDS = frozenset({"append", "insert", "extend"})
 _MANY = {"dict": {"update"}, "set": {"update", "difference_update", "symmetric_difference_update"}}
 
 
-def later_changes(body: list[ast.stmt], name: str, bound: ast.AST, kind: str, part: str, mode: str) -> list[ast.AST]:
+def later_changes(
+    body: list[ast.stmt], name: str, bound: ast.AST, kind: str, part: str, mode: str, free: bool = True
+) -> list[ast.AST]:
     """The nodes (a subscript, a method call) after `bound` in the scope's `body` that change the
     `kind` literal (dict, list, set, tuple) `name` holds so that the edit of `part` (a key or an
     element, as expression text) may not be what the module keeps. `mode`: change (a dict entry's
     value), add, remove, or order (a list display whose elements only move; `part` is the new display).
-    What runs after `bound`, and through which names: rewrite.later_runs."""
+    What runs after `bound`, and through which names: rewrite.later_runs (`free`: as there)."""
     edited = ast.parse(part.strip(), mode="eval").body
     aug: set[int] = set()
     out: list[ast.AST] = []
-    for node, names, shown in runs_after(body, name, bound):
+    for node, names, shown in runs_after(body, name, bound, free):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
+        if isinstance(node, Unfollowed):
+            out.append(shown)
+            continue
         own = body if shown is node else []  # a followed function's names are its own
         if isinstance(node, ast.Subscript) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
             if not _subscript_keeps(_constant(node.slice, own), kind, edited, mode, id(node) in aug):
@@ -74,16 +80,18 @@ def later_changes(body: list[ast.stmt], name: str, bound: ast.AST, kind: str, pa
     return out
 
 
-def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str) -> list[ast.AST]:
+def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str, free: bool = True) -> list[ast.AST]:
     """The nodes after `bound` that store or delete the attribute `attr` of the object `name` holds
     (`T.daemon = False`, `del T.daemon`, `setattr(T, "daemon", ...)`, an attribute the text cannot
     tell); an augmented one (`T.size += 1`) is computed from the value before, and kept."""
     aug: set[int] = set()
     out: list[ast.AST] = []
-    for node, names, shown in runs_after(body, name, bound):
+    for node, names, shown in runs_after(body, name, bound, free):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
-        if isinstance(node, ast.Attribute) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
+        if isinstance(node, Unfollowed):
+            out.append(shown)
+        elif isinstance(node, ast.Attribute) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
             if node.attr == attr and id(node) not in aug:
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
@@ -110,7 +118,7 @@ def _constant(node: ast.expr, body: list[ast.stmt]) -> ast.expr:
 
 
 def _named(node: ast.AST, names: frozenset[str]) -> bool:
-    return isinstance(node, ast.Name) and node.id in names
+    return reaches(node, names)
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool | None:

@@ -98,7 +98,7 @@ def bound_literal(
     if not plain or not isinstance(value, kinds):
         raise wrong()
     if edit is not None:
-        _refuse_later(body, sites[0], name, value, edit, op, show)
+        _refuse_later(body, sites[0], name, value, edit, op, show, not isinstance(scope[-1], cst.ClassDef))
     return (*hits[0], small, value)
 
 
@@ -117,9 +117,11 @@ def _refuse_later(
     edit: tuple[str, str],
     op: str,
     line: Callable[[int], int | Shown],
+    free: bool = True,
 ) -> None:
     part, mode = edit
-    _refuse(later_changes(body, name, bound, _KINDS[type(value)], part, mode), bound, name, part, op, line)
+    later = later_changes(body, name, bound, _KINDS[type(value)], part, mode, free)
+    _refuse(later, bound, name, part, op, line)
 
 
 def refuse_later_keyword(
@@ -143,10 +145,11 @@ def refuse_later_keyword(
     body, sites, show = _scope_sites(module, scope[-1], target.value, offset)
     if len(sites) != 1:
         return
+    free = not isinstance(scope[-1], cst.ClassDef)  # a class body's names are not its functions'
     if isinstance(call.func, cst.Name) and call.func.value == "dict":
-        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode)
+        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode, free)
     else:
-        later = later_attributes(body, target.value, sites[0], keyword)
+        later = later_attributes(body, target.value, sites[0], keyword, free)
     _refuse(later, sites[0], target.value, f"{keyword}=", "set_keyword", show)
 
 
