@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from collections.abc import Callable
+from typing import Any
 
 from radpatch.rewrite.later_runs import Unfollowed, reaches, runs_after
+from radpatch.rewrite.list_replay import edit_survives
 from radpatch.rewrite.name_bindings import binding_sites
 
 # methods that leave the edited entry or element where it is, per literal kind
@@ -53,13 +56,22 @@ _MANY = {"dict": {"update"}, "set": {"update", "difference_update", "symmetric_d
 
 
 def later_changes(
-    body: list[ast.stmt], name: str, bound: ast.AST, kind: str, part: str, mode: str, free: bool = True
+    body: list[ast.stmt],
+    name: str,
+    bound: ast.AST,
+    kind: str,
+    part: str,
+    mode: str,
+    free: bool = True,
+    values: Callable[[], tuple[list[Any], list[Any]] | None] | None = None,
 ) -> list[ast.AST]:
     """The nodes (a subscript, a method call) after `bound` in the scope's `body` that change the
     `kind` literal (dict, list, set, tuple) `name` holds so that the edit of `part` (a key or an
     element, as expression text) may not be what the module keeps. `mode`: change (a dict entry's
     value), add, remove, or order (a list display whose elements only move; `part` is the new display).
-    What runs after `bound`, and through which names: rewrite.later_runs (`free`: as there)."""
+    What runs after `bound`, and through which names: rewrite.later_runs (`free`: as there). A list's
+    positions: with `values` (the list before and after the edit, as values, when literals), changes
+    a replay of the later statements proves harmless are kept (rewrite.list_replay)."""
     edited = ast.parse(part.strip(), mode="eval").body
     aug: set[int] = set()
     out: list[ast.AST] = []
@@ -77,6 +89,10 @@ def later_changes(
             call = ast.Call(node.func, [_constant(a, own) for a in node.args], node.keywords)
             if not _call_keeps(call, node.func.attr, kind, edited, mode):
                 out.append(shown)
+    if out and kind == "list" and mode in ("add", "remove") and values is not None:
+        got = values()
+        if got is not None and edit_survives(body, name, bound, got, mode, part):
+            return []
     return out
 
 
