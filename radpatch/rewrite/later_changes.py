@@ -83,7 +83,8 @@ def later_changes(
             continue
         own = body if shown is node else []  # a followed function's names are its own
         if isinstance(node, ast.Subscript) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
-            if not _subscript_keeps(_constant(node.slice, own), kind, edited, mode, id(node) in aug):
+            keys = _constants(node.slice, own) or [node.slice]  # `k` bound only to constants: each of them
+            if not all(_subscript_keeps(k, kind, edited, mode, id(node) in aug) for k in keys):
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
             call = ast.Call(node.func, [_constant(a, own) for a in node.args], node.keywords)
@@ -119,6 +120,21 @@ def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str,
                 if said is None or _same(said, ast.Constant(attr)) is not False:
                     out.append(shown)
     return out
+
+
+def _constants(node: ast.expr, body: list[ast.stmt]) -> list[ast.expr] | None:
+    """A name every binding of which in the scope (`body`) is `k = <constant>`, as those constants
+    (`k = "other"` / `if c: k = "alt"` / `CFG[k] = 3`: one of two other keys, later2 #2); else None."""
+    if not isinstance(node, ast.Name) or not body:
+        return None
+    sites = binding_sites(body, node.id, "module")
+    found = {id(t): s.value for s in ast.walk(ast.Module(body, [])) if isinstance(s, ast.Assign) for t in s.targets}
+    values = [found.get(id(t)) for t in sites]
+    return (
+        [v for v in values if isinstance(v, ast.Constant)]
+        if values and all(isinstance(v, ast.Constant) for v in values)
+        else None
+    )
 
 
 def _constant(node: ast.expr, body: list[ast.stmt]) -> ast.expr:

@@ -76,6 +76,8 @@ LATER = {
         'k = "timeout"\nCFG[k] = 3',
         'k = "other"\nCFG[k] = 3',
         'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3',  # bound twice: may be the key
+        'k = "other"\nif CFG:\n    k = "alt"\nCFG[k] = 3',  # bound twice, never the key (later2)
+        'k = "other"\nfor k in ["timeout"]:\n    pass\nCFG[k] = 3',  # bound by a loop: may be the key
         'for CFG["timeout"] in [5]:\n    pass',
         'if len(CFG) > 1:\n    CFG["timeout"] = 2',
         'class _D:\n    CFG["timeout"] = 2',  # att52 #2b: a class body runs at once
@@ -150,7 +152,8 @@ MAY = {
     "del FLAGS[0]",
     "FLAGS.pop()",
 }
-MAY |= {'FLAGS.remove("a")', 'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3'}
+MAY |= {'FLAGS.remove("a")'}  # a key bound twice, each time to a constant, is one of them: exact (later2)
+MAY |= {'k = "other"\nfor k in ["timeout"]:\n    pass\nCFG[k] = 3'}  # a loop's variable: any key
 # a list's positions changed by plain top-level statements alone are replayed (rewrite.list_replay,
 # later2 #2): exact on their own; beside a statement that cannot be replayed (an alias) still MAY
 REPLAYED = {'FLAGS[0] = "z"', "del FLAGS[0]", "FLAGS.pop()", 'FLAGS.remove("a")'}
