@@ -10,8 +10,9 @@ name: a subscript stored, augmented or deleted (`CFG["k"] = 2`, `FLAGS[:] = [...
 and a method that changes it (`CFG.update(...)`, `CFG.pop(k)`, `FLAGS.remove(x)`, `S.add(x)`). Each
 is kept when it provably leaves the edit in place (another literal key or element, a method that
 only reads, `append`, `sort`), else named: it overwrites or takes away the edited entry or
-element, or may. Not read: the literal changed through another name (`ALIAS = CFG`), or by a
-function it is passed to, or one that runs later.
+element, or may. Read too (rewrite.later_runs): the literal changed through another name
+(`ALIAS = CFG`) and in the functions of the scope a later call runs, at any depth to a bound; a
+function from elsewhere is not read.
 
 Standard library only (`ast`)."""
 
@@ -19,8 +20,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from collections.abc import Callable
+from typing import Any
 
-from radpatch.rewrite.later_runs import runs_after
+from radpatch.rewrite.later_runs import Unfollowed, reaches, runs_after
+from radpatch.rewrite.list_replay import edit_survives
 from radpatch.rewrite.name_bindings import binding_sites
 
 # methods that leave the edited entry or element where it is, per literal kind
@@ -51,39 +55,60 @@ _ADDS = frozenset({"append", "insert", "extend"})
 _MANY = {"dict": {"update"}, "set": {"update", "difference_update", "symmetric_difference_update"}}
 
 
-def later_changes(body: list[ast.stmt], name: str, bound: ast.AST, kind: str, part: str, mode: str) -> list[ast.AST]:
+def later_changes(
+    body: list[ast.stmt],
+    name: str,
+    bound: ast.AST,
+    kind: str,
+    part: str,
+    mode: str,
+    free: bool = True,
+    values: Callable[[], tuple[list[Any], list[Any]] | None] | None = None,
+) -> list[ast.AST]:
     """The nodes (a subscript, a method call) after `bound` in the scope's `body` that change the
     `kind` literal (dict, list, set, tuple) `name` holds so that the edit of `part` (a key or an
     element, as expression text) may not be what the module keeps. `mode`: change (a dict entry's
     value), add, remove, or order (a list display whose elements only move; `part` is the new display).
-    What runs after `bound`, and through which names: rewrite.later_runs."""
+    What runs after `bound`, and through which names: rewrite.later_runs (`free`: as there). A list's
+    positions: with `values` (the list before and after the edit, as values, when literals), changes
+    a replay of the later statements proves harmless are kept (rewrite.list_replay)."""
     edited = ast.parse(part.strip(), mode="eval").body
     aug: set[int] = set()
     out: list[ast.AST] = []
-    for node, names, shown in runs_after(body, name, bound):
+    for node, names, shown in runs_after(body, name, bound, free):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
+        if isinstance(node, Unfollowed):
+            out.append(shown)
+            continue
         own = body if shown is node else []  # a followed function's names are its own
         if isinstance(node, ast.Subscript) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
-            if not _subscript_keeps(_constant(node.slice, own), kind, edited, mode, id(node) in aug):
+            keys = _constants(node.slice, own) or [node.slice]  # `k` bound only to constants: each of them
+            if not all(_subscript_keeps(k, kind, edited, mode, id(node) in aug) for k in keys):
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
             call = ast.Call(node.func, [_constant(a, own) for a in node.args], node.keywords)
             if not _call_keeps(call, node.func.attr, kind, edited, mode):
                 out.append(shown)
+    if out and kind == "list" and mode in ("add", "remove") and values is not None:
+        got = values()
+        if got is not None and edit_survives(body, name, bound, got, mode, part):
+            return []
     return out
 
 
-def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str) -> list[ast.AST]:
+def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str, free: bool = True) -> list[ast.AST]:
     """The nodes after `bound` that store or delete the attribute `attr` of the object `name` holds
     (`T.daemon = False`, `del T.daemon`, `setattr(T, "daemon", ...)`, an attribute the text cannot
     tell); an augmented one (`T.size += 1`) is computed from the value before, and kept."""
     aug: set[int] = set()
     out: list[ast.AST] = []
-    for node, names, shown in runs_after(body, name, bound):
+    for node, names, shown in runs_after(body, name, bound, free):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
-        if isinstance(node, ast.Attribute) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
+        if isinstance(node, Unfollowed):
+            out.append(shown)
+        elif isinstance(node, ast.Attribute) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
             if node.attr == attr and id(node) not in aug:
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
@@ -95,6 +120,21 @@ def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str)
                 if said is None or _same(said, ast.Constant(attr)) is not False:
                     out.append(shown)
     return out
+
+
+def _constants(node: ast.expr, body: list[ast.stmt]) -> list[ast.expr] | None:
+    """A name every binding of which in the scope (`body`) is `k = <constant>`, as those constants
+    (`k = "other"` / `if c: k = "alt"` / `CFG[k] = 3`: one of two other keys, later2 #2); else None."""
+    if not isinstance(node, ast.Name) or not body:
+        return None
+    sites = binding_sites(body, node.id, "module")
+    found = {id(t): s.value for s in ast.walk(ast.Module(body, [])) if isinstance(s, ast.Assign) for t in s.targets}
+    values = [found.get(id(t)) for t in sites]
+    return (
+        [v for v in values if isinstance(v, ast.Constant)]
+        if values and all(isinstance(v, ast.Constant) for v in values)
+        else None
+    )
 
 
 def _constant(node: ast.expr, body: list[ast.stmt]) -> ast.expr:
@@ -110,7 +150,7 @@ def _constant(node: ast.expr, body: list[ast.stmt]) -> ast.expr:
 
 
 def _named(node: ast.AST, names: frozenset[str]) -> bool:
-    return isinstance(node, ast.Name) and node.id in names
+    return reaches(node, names)
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .shadowing import walrus
 
@@ -38,14 +38,17 @@ class Aliases:
     callables: tuple[tuple[str, ast.expr, tuple[ast.expr, ...]], ...] = ()
     partials: frozenset[str] = frozenset({"functools.partial"})
     operators: tuple[tuple[str, str], ...] = (("operator.setitem", "__setitem__"), ("operator.delitem", "__delitem__"))
+    package: bool = False  # the module is a package's __init__ (for a relative import of itself)
 
 
 NO_ALIASES = Aliases()
 
 
-def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) -> Aliases:
+def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None, base: Aliases | None = None) -> Aliases:
     """The Aliases bound by a module's module-level `statements` (those inside its if/try/with/loops
-    too); `module`: its (dotted name, is a package), for imports of itself. An alias of an alias
+    too); `module`: its (dotted name, is a package), for imports of itself. With `base` (the
+    module's, in_function: later2), those a function's `statements` add to them (`_g = globals()`
+    in its body; not `vars()`, its own locals there). An alias of an alias
     counts (`_b = _a`, `_d = _me.__dict__`, `_a, _z = globals(), 0`, the variable of a loop over a
     literal list, `_gl = globals` then `_gl()`), to a fixed point."""
     space: set[str] = set()
@@ -65,6 +68,10 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
     )
     nullcontexts = set(_spellings(statements, "contextlib", "nullcontext"))
     callables: dict[str, tuple[ast.expr, tuple[ast.expr, ...]]] = {}
+    if base is not None:
+        space, self, functions = set(base.namespace), set(base.module), set(base.namespace_functions)
+        classes, callables = dict(base.classes), {k: (f, a) for k, f, a in base.callables}
+        sys_modules, importers, name = sys_modules | base.sys_modules, importers | base.importers, base.name
     for s in statements:
         if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
             self.update(_imports_itself(s, module))
@@ -105,6 +112,8 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
             callables=tuple((k, *v) for k, v in sorted(callables.items(), key=lambda kv: kv[0])),
             partials=partials,
             operators=operators,
+            in_function=base is not None and base.in_function,
+            package=bool(module and module[1]),
         )
         for target_name, value in pairs:
             how = chain(value)
@@ -130,6 +139,14 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
             len(aliases.callables),
         ):  # the sets only grow: the same sizes are the same sets
             return aliases
+
+
+def in_body(aliases: Aliases, f: ast.AST) -> Aliases:
+    """The module's `aliases` as a function `f`'s body sees them (its `locals()` and `vars()` are
+    its own), with those it binds itself (`_g = globals()`, `_s = sys.modules[__name__]`: later2)."""
+    inner = [x for x in ast.walk(f) if x is not f and isinstance(x, ast.stmt)]
+    module = (aliases.name, aliases.package) if aliases.name else None  # `import pkg.mod as _me` in it
+    return collect(inner, module, replace(aliases, in_function=True))
 
 
 def _spellings(statements: Iterable[ast.stmt], module: str, attr: str) -> Iterator[str]:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .aliases import Aliases, chain, namespace
+from .aliases import Aliases, chain, in_body, namespace
 from .calls import _literal, call_stores, lambda_calls, module_calls, named_lambdas
 from .guards import type_checking_names
 from .reached import ModuleCode, Summaries
@@ -125,7 +125,7 @@ def _function_stores(
         elif isinstance(x, (ast.Import, ast.ImportFrom)):
             stored.update(b for a in x.names if (b := a.asname or a.name.split(".")[0]) in declared)
     found: list[Found] = [("<module>", frozenset(stored), None)] if stored else []
-    inside = replace(aliases, in_function=True)  # its `locals()` is its own
+    inside = in_body(aliases, f)  # its `locals()` is its own; `_g = globals()` in it counts
     through = {n.func.id for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     bodies = [ast.Expr(value=lambdas[n].body) for n in sorted(through & lambdas.keys())]
     for x in ast.walk(f):

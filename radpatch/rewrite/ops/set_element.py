@@ -32,6 +32,8 @@ from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import libcst as cst
 
     from radpatch.rewrite.matching import (
@@ -165,7 +167,7 @@ def _edit(module: cst.Module, op: SetElement, offset: int, undo: bool) -> cst.CS
     key = "remove_element" if op.remove else "add_element"
     if op.name is not None:
         edit = None if undo else (op.element, "remove" if op.remove else "add")
-        path = bound_literal(module, op.scope, op.name, offset, DISPLAYS, _SHAPE, key, edit)
+        path = bound_literal(module, op.scope, op.name, offset, DISPLAYS, _SHAPE, key, edit, _edited(module, op))
     else:
         path = call_display(module, op, offset, DISPLAYS, _SHAPE, key)
     d = path[-1]
@@ -196,6 +198,16 @@ def _edit(module: cst.Module, op: SetElement, offset: int, undo: bool) -> cst.CS
             "write the change as a `replace` of the assignment (`set()`)",
         )
     return replace_on_path(path, without(d, hits[0]))
+
+
+def _edited(module: cst.Module, op: SetElement) -> Callable[[cst.BaseExpression], cst.BaseExpression]:
+    """The display as the edit leaves it, for bound_literal's replay of a list's later changes."""
+
+    def edit(d: cst.BaseExpression) -> cst.BaseExpression:
+        assert isinstance(d, DISPLAYS)
+        return without(d, elements_of(module, d, op.element)[0]) if op.remove else placed(module, d, op, "")
+
+    return edit
 
 
 def _its_elements(module: cst.Module, d: Display, op: SetElement) -> str:

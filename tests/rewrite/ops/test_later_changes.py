@@ -76,6 +76,8 @@ LATER = {
         'k = "timeout"\nCFG[k] = 3',
         'k = "other"\nCFG[k] = 3',
         'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3',  # bound twice: may be the key
+        'k = "other"\nif CFG:\n    k = "alt"\nCFG[k] = 3',  # bound twice, never the key (later2)
+        'k = "other"\nfor k in ["timeout"]:\n    pass\nCFG[k] = 3',  # bound by a loop: may be the key
         'for CFG["timeout"] in [5]:\n    pass',
         'if len(CFG) > 1:\n    CFG["timeout"] = 2',
         'class _D:\n    CFG["timeout"] = 2',  # att52 #2b: a class body runs at once
@@ -150,7 +152,11 @@ MAY = {
     "del FLAGS[0]",
     "FLAGS.pop()",
 }
-MAY |= {'FLAGS.remove("a")', 'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3'}
+MAY |= {'FLAGS.remove("a")'}  # a key bound twice, each time to a constant, is one of them: exact (later2)
+MAY |= {'k = "other"\nfor k in ["timeout"]:\n    pass\nCFG[k] = 3'}  # a loop's variable: any key
+# a list's positions changed by plain top-level statements alone are replayed (rewrite.list_replay,
+# later2 #2): exact on their own; beside a statement that cannot be replayed (an alias) still MAY
+REPLAYED = {'FLAGS[0] = "z"', "del FLAGS[0]", "FLAGS.pop()", 'FLAGS.remove("a")'}
 # a store under a test, refused whether or not the test holds once an earlier statement ran (flow is not read)
 MAY |= {'if len(CFG) > 1:\n    CFG["timeout"] = 2', 'if FLAGS:\n    FLAGS[:] = ["a"]', 'if S:\n    S.add("c")'}
 SCOPES = ("<module>", "K")
@@ -186,14 +192,14 @@ def _alone(before: str, kind: str, make: object, scope: str, later: list[str]) -
     return edited + (tail if scope == "<module>" else indent(tail, "    "))
 
 
-def check(tmp: Path, edit: str, later: list[str], scope: str) -> None:
+def check(tmp: Path, edit: str, later: list[str], scope: str, may: set[str] = MAY) -> None:
     took, refused = outcome(tmp, edit, later, scope)
     if took is None:
         return  # the original module does not import: no value to compare
     if not took:
         assert refused is not None, f"applied, but the module ends with the same value: {later}"
         assert "changes" in refused and "may not be what the module keeps" in refused
-    elif not MAY & set(later):
+    elif not may & set(later):
         assert refused is None, f"refused, but the edit takes effect: {refused}"
 
 
@@ -208,7 +214,7 @@ SINGLES = sample(
 def test_refused_exactly_where_a_later_statement_undoes_the_edit(
     tmp_path: Path, edit: str, later: str, scope: str
 ) -> None:
-    check(tmp_path, edit, [later], scope)
+    check(tmp_path, edit, [later], scope, MAY - REPLAYED)
 
 
 @pytest.mark.parametrize("seed", seeds(40))

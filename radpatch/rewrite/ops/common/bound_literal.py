@@ -8,9 +8,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from typing import Any
 
 import libcst as cst
 
+from radpatch.errors import RadpatchError
 from radpatch.registry.code import expression_text
 from radpatch.rewrite.later_changes import later_attributes, later_changes
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of
@@ -58,6 +60,7 @@ def bound_literal(
     shape: str,
     op: str,
     edit: tuple[str, str] | None = None,
+    patched: Callable[[cst.BaseExpression], cst.BaseExpression] | None = None,
 ) -> Path_:
     """The path to the literal (one of `kinds`) `name` is bound to, bound once in the scope. `shape`
     says the literal as the messages name it (`{...}` (a dict literal)); `op` the operation. With
@@ -98,7 +101,8 @@ def bound_literal(
     if not plain or not isinstance(value, kinds):
         raise wrong()
     if edit is not None:
-        _refuse_later(body, sites[0], name, value, edit, op, show)
+        free = not isinstance(scope[-1], cst.ClassDef)
+        _refuse_later(body, sites[0], name, value, edit, op, show, free, patched)
     return (*hits[0], small, value)
 
 
@@ -117,9 +121,21 @@ def _refuse_later(
     edit: tuple[str, str],
     op: str,
     line: Callable[[int], int | Shown],
+    free: bool = True,
+    patched: Callable[[cst.BaseExpression], cst.BaseExpression] | None = None,
 ) -> None:
     part, mode = edit
-    _refuse(later_changes(body, name, bound, _KINDS[type(value)], part, mode), bound, name, part, op, line)
+
+    def values() -> tuple[list[Any], list[Any]] | None:  # the list before and after the edit (list_replay)
+        try:
+            new = patched(value) if patched is not None else None
+            pair = [ast.literal_eval(cst.Module([]).code_for_node(x)) for x in (value, new) if x is not None]
+        except (RadpatchError, ValueError, TypeError, IndexError, SyntaxError, MemoryError, RecursionError):
+            return None
+        return (pair[0], pair[1]) if len(pair) == 2 and all(isinstance(x, list) for x in pair) else None
+
+    later = later_changes(body, name, bound, _KINDS[type(value)], part, mode, free, values)
+    _refuse(later, bound, name, part, op, line)
 
 
 def refuse_later_keyword(
@@ -143,10 +159,11 @@ def refuse_later_keyword(
     body, sites, show = _scope_sites(module, scope[-1], target.value, offset)
     if len(sites) != 1:
         return
+    free = not isinstance(scope[-1], cst.ClassDef)  # a class body's names are not its functions'
     if isinstance(call.func, cst.Name) and call.func.value == "dict":
-        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode)
+        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode, free)
     else:
-        later = later_attributes(body, target.value, sites[0], keyword)
+        later = later_attributes(body, target.value, sites[0], keyword, free)
     _refuse(later, sites[0], target.value, f"{keyword}=", "set_keyword", show)
 
 

@@ -11,7 +11,7 @@ import ast
 import re
 
 from radpatch.rewrite.later_changes import later_attributes
-from radpatch.rewrite.later_runs import runs_after
+from radpatch.rewrite.later_runs import Unfollowed, runs_after
 from radpatch.rewrite.matching import MatchFailure
 
 _READS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__"})
@@ -34,6 +34,9 @@ def refuse_later_definition(text: str, qualname: str, op: str, parameter: str | 
         attr = "__kwdefaults__" if keyword_only else "__defaults__"
     later = later_attributes(body, qualname, bound, attr)
     for node, names, shown in runs_after(body, qualname, bound):
+        if isinstance(node, Unfollowed):
+            later.append(shown)
+            continue
         if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
             inner: ast.AST | None = node.value
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr not in _READS:
