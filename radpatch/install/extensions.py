@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from radpatch.errors import RefusedError
+from radpatch.files.extension_twin import shadowed_by
 from radpatch.install.environment import Installed
 from radpatch.registry.model import ModuleChoice
 
@@ -40,9 +41,7 @@ def _compiled(choice: ModuleChoice, dist: Installed) -> RefusedError | None:
         return None  # another interpreter's extension (a cpython-312 one beside a 3.11 target): not imported
     shown = (Path(choice.relpath).parent / ext).as_posix()
     return RefusedError(
-        f"{choice.module} is imported from the compiled extension {shown}, not from {choice.relpath} beside it "
-        f"in {dist.root} (the import system loads an extension module before the .py): patching the .py "
-        "would have no effect",
+        shadowed_by(choice.module, shown, choice.relpath, dist.root),
         f"patch a source install of {dist.name} (pip install --no-binary {dist.name} {dist.name}=={dist.version}), "
         f"or remove {shown} so that the .py runs; then apply again",
     )

@@ -10,9 +10,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
-from radpatch.files import read_regular
+from radpatch.files import extension_twin, read_regular
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous, canonical_name
 from radpatch.state import zipped
@@ -203,6 +204,9 @@ def _file_state(
         where = f" (imported from the zip archive {inside[0]}: {inside[1]})"
     lost = f"{dist.name} {dist.version} has no {f.path} under {root}"  # status refuses it the same way
     seen = file_verdict(f.path, read, trusted, lost=lost, imported_from=where)
+    compiled = extension_twin.twin(root, f.path, tuple(EXTENSION_SUFFIXES)) if path == root / f.path else None
+    if compiled is not None and seen.exists:  # status refuses the module as it does (install.extensions)
+        return FileVerdict(f.path, State.INCOMPATIBLE, extension_twin.shadowed_by(f.module, compiled, f.path, root))
     hider = _package_twin(root, f) if path == root / f.path else None
     if hider is not None and seen.state is State.APPLIED:  # status's words (state.file_decide.left_behind)
         why = f"{f.path} carries the patch as radpatch wrote it, but {f.module} is now imported from {hider}"

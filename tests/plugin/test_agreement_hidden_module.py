@@ -5,7 +5,9 @@ applied, so an engine under RADPATCH_REQUIRE started with the unpatched code.
 
 Generated: what is made beside the patched file (a package holding a pristine copy, a package whose
 `__init__.py` is a symlink to the patched file, a namespace directory without `__init__.py`, a package
-of another name) x which of `a`'s files (core.py, util.py) x the patch applied or not. Oracle: the
+of another name, a compiled extension module of the interpreter's suffix beside the `.py`, which the
+import system loads first: status reads the patch incompatible there, and now so does the self-check)
+x which of `a`'s files (core.py, util.py) x the patch applied or not. Oracle: the
 venv's own interpreter importing the module in a subprocess (which file runs), against the states of
 status and the self-check: both agree (tests/lib/agree), and the patch passes the check only where the
 module imported is the file radpatch patched."""
@@ -24,7 +26,7 @@ from tests.lib.generated import sample
 
 pytestmark = pytest.mark.wheel
 
-MADE = ["package-pristine", "package-symlink", "namespace-dir", "other-package"]
+MADE = ["package-pristine", "package-symlink", "namespace-dir", "other-package", "extension"]
 FILES_OF_A = [CORE, UTIL]
 
 
@@ -33,8 +35,18 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
     return make_template(tmp_path_factory.mktemp("rphide"))
 
 
-def _make(site: Path, made: str, relpath: str) -> Path:
+def _make(site: Path, made: str, relpath: str, python: Path) -> Path:
     stem = relpath[: -len(".py")]
+    if made == "extension":  # a compiled module of the venv's interpreter (its own suffix) beside the .py
+        suffix = subprocess.run(
+            [str(python), "-c", "import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        made_file = site / (stem + suffix)
+        made_file.write_bytes(b"\x7fELF not really")
+        return made_file
     folder = site / (stem if made != "other-package" else stem + "_other")
     folder.mkdir()
     if made == "package-pristine" or made == "other-package":
@@ -47,8 +59,8 @@ def _make(site: Path, made: str, relpath: str) -> Path:
 def _imported_file(t: Target, relpath: str) -> Path:
     module = relpath[: -len(".py")].replace("/", ".")
     code = f"import {module} as m; print(m.__file__)"
-    out = subprocess.run([str(t.python), "-c", code], capture_output=True, text=True, check=True)
-    return Path(out.stdout.strip())
+    out = subprocess.run([str(t.python), "-c", code], capture_output=True, text=True)
+    return Path(out.stdout.strip()) if out.returncode == 0 else Path("<import failed>")
 
 
 @pytest.mark.parametrize(("made", "relpath", "applied"), sample(itertools.product(MADE, FILES_OF_A, [True, False])))
@@ -58,13 +70,17 @@ def test_a_module_hidden_by_a_package_fails_status_and_the_engine_start_check_al
     t = fresh(template, tmp_path / "venv")
     if applied:
         assert t.radpatch("apply", "a")[0] == 0
-    _make(t.site, made, relpath)
+    _make(t.site, made, relpath, t.python)
     runs_patched = _imported_file(t, relpath) == t.site / relpath
     passes = t.check_passes("a")
     seen = t.engine("a")["a"]
     status = t.status("a")["a"]
-    assert seen.state.value.replace(" ", "-") == status["state"], (seen, status)
+    if applied or made != "extension":
+        assert seen.state.value.replace(" ", "-") == status["state"], (seen, status)
+    else:  # never applied: the self-check has no record naming the module (status locates it: incompatible)
+        assert seen.state.value == "not applied" and seen.detail == "no record", seen
     assert seen.satisfied == passes == (applied and runs_patched), (seen, status, runs_patched)
     assert engine_starts(t.site, "a", monkeypatch) == passes
     if applied and not runs_patched:  # said as status says it, naming what hides it
-        assert "which hides it" in seen.detail and "which hides it" in str(status["reason"]), (seen, status)
+        words = "compiled extension" if made == "extension" else "which hides it"
+        assert words in seen.detail and words in str(status["reason"]), (seen, status)
