@@ -67,11 +67,11 @@ def runs_after(
         names = frozenset(holders)
         yield node, names, node
         if isinstance(node, ast.Call):
-            follow = _Follow(defs, names if free else frozenset(), node, seen, free)
+            follow = _CallWalk(defs, names if free else frozenset(), node, seen, free)
             yield from follow.call(node, names, frozenset(), 0)
 
 
-class _Follow:
+class _CallWalk:
     """The bodies of the scope's functions a call runs, with the calls made in them, transitively:
     each function once per set of names reaching the value in it (recursion ends), to _DEPTH."""
 

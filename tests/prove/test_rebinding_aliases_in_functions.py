@@ -21,7 +21,7 @@ import pytest
 
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
-from tests.prove.test_rebinding_aliases import FORMS, HEAD, VALUES, refusals, run
+from tests.lib.rebinding_forms import FORMS, HEAD, VALUES, refusals, run
 
 REACH = {
     "called": "def setup():\n{body}\nsetup()",

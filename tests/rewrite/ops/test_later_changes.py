@@ -23,38 +23,12 @@ import pytest
 
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
-from radpatch.registry.model import Operation
-from radpatch.rewrite.ops.set_element import SetElement
-from radpatch.rewrite.ops.set_item import SetItem
 from tests.lib.blocks import indent
 from tests.lib.generated import sample, seeds
+from tests.lib.later_edits import EDITS, NAMES, REMOVED, element, item, module
 from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
 
-LITERALS = {"dict": 'CFG = {\n    "timeout": 1,\n    "retries": 3,\n}\n', "list": 'FLAGS = ["a", "b"]\n'}
-LITERALS["set"] = 'S = {"a", "b"}\n'
-NAMES = {"dict": "CFG", "list": "FLAGS", "set": "S"}
-
-
-def _item(scope: str, **kw: str) -> Operation:
-    return SetItem(scope=scope, name="CFG", **kw)  # type: ignore[arg-type]
-
-
-def _element(scope: str, remove: bool = False, **kw: str) -> Operation:
-    return SetElement(scope=scope, name=NAMES[kw.pop("kind")], remove=remove, **kw)  # type: ignore[arg-type]
-
-
-EDITS = {
-    "dict change": ("dict", lambda s: _item(s, key='"timeout"', from_="1", value="10")),
-    "dict add": ("dict", lambda s: _item(s, key='"new"', value="5")),
-    "dict remove": ("dict", lambda s: _item(s, key='"retries"', from_="3")),
-    "list add": ("list", lambda s: _element(s, kind="list", element='"c"')),
-    "list add after": ("list", lambda s: _element(s, kind="list", element='"c"', after='"a"')),
-    "list remove": ("list", lambda s: _element(s, kind="list", element='"b"', remove=True)),
-    "set add": ("set", lambda s: _element(s, kind="set", element='"c"')),
-    "set remove": ("set", lambda s: _element(s, kind="set", element='"b"', remove=True)),
-}
-REMOVED = {"dict remove": '"retries"', "list remove": '"b"', "set remove": '"b"'}
 LATER = {
     "dict": [
         'CFG["timeout"] = 2',
@@ -162,11 +136,6 @@ MAY |= {'if len(CFG) > 1:\n    CFG["timeout"] = 2', 'if FLAGS:\n    FLAGS[:] = [
 SCOPES = ("<module>", "K")
 
 
-def module(kind: str, later: list[str], scope: str) -> str:
-    text = LITERALS[kind] + "".join(s + "\n" for s in later)
-    return text if scope == "<module>" else "class K:\n" + indent(text, "    ")
-
-
 def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | None, str | None]:
     """(the oracle's effect, radpatch's refusal or None when it applies)."""
     kind, make = EDITS[edit]
@@ -228,11 +197,11 @@ def test_pairs_of_later_statements(tmp_path: Path, seed: int) -> None:
 def test_the_reported_cases_are_refused() -> None:
     """att51 c28 and c37 as reported."""
     c28 = 'CFG = {\n    "timeout": 1,\n    "retries": 3,\n}\nCFG["timeout"] = 2\n'
-    patch = patch_of(_item("<module>", key='"timeout"', from_="1", value="10"))
+    patch = patch_of(item("<module>", key='"timeout"', from_="1", value="10"))
     with pytest.raises(RefusedError) as info:
         plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), c28.encode())
     assert "line 5 (`CFG['timeout']`) changes CFG after line 1 binds it" in info.value.message
-    patch = patch_of(_element("<module>", kind="list", element='"c"'))
+    patch = patch_of(element("<module>", kind="list", element='"c"'))
     with pytest.raises(RefusedError) as info:
         plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), b'FLAGS = ["a", "b"]\nFLAGS[:] = ["a"]\n')
     assert "line 2 (`FLAGS[:]`) changes FLAGS" in info.value.message
@@ -241,7 +210,7 @@ def test_the_reported_cases_are_refused() -> None:
 def test_a_function_of_the_module_is_named_by_the_call_that_runs_it() -> None:
     """later53: the refusal names the line that passes the dict on, not a line of the function's body."""
     text = 'CFG = {"timeout": 1}\n\n\ndef _fill(d):\n    d["timeout"] = 2\n\n\n_fill(CFG)\n'
-    patch = patch_of(_item("<module>", key='"timeout"', from_="1", value="10"))
+    patch = patch_of(item("<module>", key='"timeout"', from_="1", value="10"))
     with pytest.raises(RefusedError) as info:
         plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), text.encode())
     assert "line 8 (`_fill(CFG)`) changes CFG after line 1 binds it" in info.value.message

@@ -21,9 +21,9 @@ import pytest
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from tests.lib.generated import sample
+from tests.lib.later_edits import EDITS, NAMES, REMOVED, module
 from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
-from tests.rewrite.ops.test_later_changes import EDITS, NAMES, REMOVED, module
 
 # {n}: the literal's name; {s}: the statement, on the variable named {v} (filled per shape)
 SHAPES = {
