@@ -45,18 +45,24 @@ def anchored(before: str, after: str, chosen: tuple[ImportStep, ...]) -> tuple[I
         tree = ast.parse(before)
     except (RadpatchError, SyntaxError, ValueError, RecursionError):
         return chosen
-    places = [_place(op, s, installed) if op is not None else None for op, s in zip(ops, chosen)]
+    known: dict[int, Position | None] = {}
+
+    def place(j: int) -> Position | None:  # probed once, where a header is weighed
+        if j not in known:
+            op = ops[j]
+            known[j] = _place(op, chosen[j], installed) if op is not None else None
+        return known[j]
+
     lines = before.splitlines()
     out = list(chosen)
     for i in counted:
-        op, where = ops[i], places[i]
+        op, where = ops[i], place(i)
         if op is None or where is None:
             continue
         scope = str(chosen[i].get("scope"))
-        others = [(places[j], chosen[j]) for j in range(len(chosen)) if j != i]
         for node in _enclosing(tree, scope, where[0]):
             span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
-            if any(_near(place, step, scope, span) for place, step in others):
+            if any(_near(place(j), chosen[j], scope, span) for j in range(len(chosen)) if j != i):
                 break  # another rewrite edits inside it: the matches there may differ between the steps
             text = _header(lines, node)
             if text is None:
