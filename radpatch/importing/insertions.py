@@ -33,7 +33,9 @@ class Insertions(Runs):
         sides = ((before, _same(bbody[i : i + len(new)], new)), (after, _same(bbody[max(i - len(new), 0) : i], new)))
         found = [c for c, _ in sides if c is not None]
         clear = [c for c, twin in sides if c is not None and not twin]
-        pick = min(clear or found, key=lambda c: len(c[1]), default=None)
+        # an anchor found once before one picked by a count, however much longer (issue 20: a count
+        # shifts when a release adds a copy above the insertion; the neighbours it grew by do not)
+        pick = min(clear or found, key=lambda c: (c[2] is not None, len(c[1])), default=None)
         if pick is None:
             raise Inexpressible(f"no statement to anchor the insertion in {scope.qualname} at")
         if (

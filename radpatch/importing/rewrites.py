@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from radpatch.errors import Inexpressible
 from radpatch.importing.changed_expressions import smallest_difference
 from radpatch.importing.expression_steps import ExpressionSteps
+from radpatch.importing.header_anchors import anchored
 from radpatch.importing.import_steps import ImportStep
 from radpatch.importing.insertions import Insertions
 from radpatch.importing.keyword_steps import KeywordSteps
@@ -291,4 +292,4 @@ def rewrites(before: str, after: str) -> Rewrites:
         raise Inexpressible(
             "the rewrites found do not reproduce the patched module (an importer bug; please report it)"
         )
-    return Rewrites(tuple(differ.steps), tuple(differ.fallbacks))
+    return Rewrites(anchored(before, after, tuple(differ.steps)), tuple(differ.fallbacks))
