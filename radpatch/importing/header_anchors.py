@@ -159,15 +159,15 @@ def _header(lines: list[str], node: ast.stmt) -> str | None:
     return None
 
 
-def _picks(op: Operation, text: str, where: Position, installed: Source, patched: Source) -> bool:
-    """Whether the rewrite `within:` the header finds the counted match alone on the installed
-    module, and its inverse one match on the patched module."""
+def _picks(op: Operation, text: str, spot: Position, installed: Source, patched: Source) -> bool:
+    """Whether the rewrite `within:` the header finds the counted match (at `spot`) alone on the
+    installed module, and its inverse one match on the patched module."""
     if not hasattr(op, "within") or not hasattr(op, "occurrence"):
         return False
     narrowed = dataclasses.replace(op, within=text, occurrence=None)  # type: ignore[type-var]
     there = _probe(lambda: narrowed.forward(installed))
     back = _probe(lambda: narrowed.inverse(patched))
-    return there == [where] and back is not None and len(back) == 1
+    return there == [spot] and back is not None and len(back) == 1
 
 
 def _within(step: ImportStep, text: str) -> ImportStep:
