@@ -16,7 +16,7 @@ from radpatch.errors import EXIT_OK, EnvironmentProblem, RefusedError
 from radpatch.registry.model import Patch
 from radpatch.registry.series import requirements_of
 from radpatch.releases import port as porting
-from radpatch.releases import port_failures
+from radpatch.releases import port_failures, vouched_exec
 from radpatch.releases.verify import parse_spec
 from radpatch.releases.wheels import Releases
 
@@ -39,6 +39,8 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
                 (unread if c.detail.startswith("wheel: ") else other).append(str(c.version))
             for said in c.stale:  # a `vouched_exec:` item matching nothing there
                 click.echo(f"  {c.version}: {said}")
+        for said in vouched_exec.absent_words(patch.vouched_exec, [(c.version, c.absent) for c in p.cells]):
+            click.echo(f"  {said}")  # its file not there: not stale
         if p.after is None:
             click.echo(f"  left alone: {p.why}")
             if not p.settled:  # a release does not prove, or the edit is one to make by hand

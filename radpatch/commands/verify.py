@@ -255,6 +255,7 @@ def render(report: Report) -> str:
         lines += [f"{r.version}: not checked: {NEEDS} ({what})" for what in r.not_checked]
         lines += [f"{r.version}: module {words}" for words in r.chosen]
         lines += [f"{r.version}: {vouched_exec.stale_words(p.vouched_exec, r.version, i, why)}" for i, why in r.stale]
+    lines += vouched_exec.absent_words(p.vouched_exec, [(r.version, r.absent) for r in report.results])
     if report.python_given or any(r.not_checked for r in report.results):
         lines.append(f"judged for {report.python_words}; `apply` checks what is not checked here on the install")
     lines.append(f"{sum(r.ok for r in report.claimed)} of {len(report.claimed)} releases in the declared range pass.")

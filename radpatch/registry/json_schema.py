@@ -161,14 +161,16 @@ def build() -> dict[str, Any]:
                     "code": {"type": "string"},
                     "occurrence": {"type": "integer", "minimum": 1},
                     "binds": {"type": "array", "items": {"type": "string"}},
+                    "reads": {"type": "string", "pattern": "^[0-9a-f]{12}$"},
                 },
                 "required": ["file", "code"],
                 "additionalProperties": False,
             },
             "description": "optional: exec/eval calls of code radpatch cannot read (not a string literal) that you "
             "vouch store none of the names a rename verify follows may be rebound by: each `{file, scope, code, "
-            "occurrence, binds}`, the call's module in the wheel, its def/class, its statement, which identical "
-            "statement of the scope and the statements binding the names it passes, as the refusal names them",
+            "occurrence, binds, reads}`, the call's module in the wheel, its def/class, its statement, which "
+            "identical statement of the scope, the statements binding the names it passes and a digest of the "
+            "module's code it depends on, as the refusal names them",
         },
     }
     assert top.keys() == loader.TOP_REQUIRED | loader.TOP_OPTIONAL

@@ -59,8 +59,9 @@ class VouchedExec:
     Anchored by `file` (its path in the wheel), `scope` (the enclosing def/class, dotted, or
     "<module>"), `code` (the call's statement, compared as a syntax tree: formatting and comments
     aside), `occurrence` (which of the identical statements in that scope, 1 for the first) and `binds`
-    (the statements binding the names the call passes, as radpatch.releases.exec_sites renders them):
-    anything of these changed, the call is no longer vouched for (issue 23, att52 #3a, #3b)."""
+    (the statements binding the names the call passes, as radpatch.releases.exec_sites renders them) and
+    `reads` (a digest of the module's code the call depends on: radpatch.releases.exec_reads): anything
+    of these changed, the call is no longer vouched for (issue 23, att52 #3a, #3b, vouch2 #1)."""
 
     file: str
     code: str
@@ -68,6 +69,7 @@ class VouchedExec:
     scope: str = ""  # "": not given (an item written before items named their place): it vouches for nothing
     occurrence: int = 1
     binds: tuple[str, ...] = ()
+    reads: str = ""  # digest of the module's code the call depends on (exec_reads); "": not given, vouches for nothing
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from radpatch.registry.model import VouchedExec
-from radpatch.releases import exec_code
+from radpatch.releases import exec_code, exec_reads
 
 MODULE = "<module>"
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -30,6 +30,8 @@ class Site:
     code: str
     occurrence: int
     binds: tuple[str, ...]
+    reads: str = ""  # digest of the module's code the call depends on (radpatch.releases.exec_reads)
+    depends: tuple[str, ...] = ()  # that code, by the names its top-level statements bind, for messages
 
 
 def sites(file: str, tree: ast.Module) -> list[Site]:
@@ -47,7 +49,12 @@ def sites(file: str, tree: ast.Module) -> list[Site]:
         seen[key] = seen.get(key, 0) + 1
         passed = _passed(node) if isinstance(node, ast.Call) else []
         binds = tuple(t for name in passed for t in _binds(name, chain))
-        out.append(Site(file, node.lineno, scope, code, seen[key], binds))
+        top: ast.AST = node
+        while parent.get(id(top)) is not tree:  # the top-level statement it stands in
+            top = parent[id(top)]
+        depends = exec_reads.slice_of(tree, top)  # type: ignore[arg-type]
+        reads, named = exec_reads.digest(depends), tuple(exec_reads.names(depends))
+        out.append(Site(file, node.lineno, scope, code, seen[key], binds, reads, named))
     return out
 
 
@@ -102,6 +109,13 @@ def _differs(site: Site, v: VouchedExec) -> str:
         now = "; ".join(f"`{b}`" for b in site.binds) or "none"
         was = "; ".join(f"`{b}`" for b in v.binds) or "none"
         return f"what the names it passes hold changed: they are bound by {now}, vouched with {was}: read it again"
+    if v.reads != site.reads:
+        code = ", ".join(site.depends)
+        if not v.reads:
+            return (
+                f"the item names no digest of the code the call depends on (reads:): read {code}, then replace the item"
+            )
+        return f"the code the call depends on ({code}) changed: reads {site.reads}, vouched {v.reads}: read it again"
     return ""
 
 

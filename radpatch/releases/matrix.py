@@ -63,6 +63,7 @@ class Cell:
     uncovered: tuple[tuple[str, str], ...] = ()
     alias: renamed.Renamed | None = None  # moved: the scope renamed, its old name bound to it (port follows it)
     stale: tuple[str, ...] = ()  # the entry's `vouched_exec:` items that match nothing there, in words
+    absent: tuple[int, ...] = ()  # the entry's `vouched_exec:` items whose file is not there (not stale)
 
     @property
     def short(self) -> str:
@@ -144,10 +145,9 @@ def rows(
 def cell(
     patch: Patch, r: ReleaseResult, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()
 ) -> Cell:
-    """The cell of one release (_cell), with the `vouched_exec:` items that match nothing there (stale)."""
-    got = _cell(patch, r, releases, anywhere, requires)
+    """The cell of one release (_cell), with the `vouched_exec:` items matching nothing there (stale) or not there."""
     said = tuple(vouched_exec.stale_words(patch.vouched_exec, r.version, i, why) for i, why in r.stale)
-    return dataclasses.replace(got, stale=said) if said else got
+    return dataclasses.replace(_cell(patch, r, releases, anywhere, requires), stale=said, absent=r.absent)
 
 
 def _cell(

@@ -4,6 +4,7 @@ cell that needs one, or the JSON object `verify --json` prints (per entry, what 
 
 from __future__ import annotations
 
+from radpatch.releases import vouched_exec
 from radpatch.releases.matrix import FAIL, MOVED, NO_MATCH, OBSOLETE, OUT, PASS, Row, upstream
 
 
@@ -25,6 +26,11 @@ def render(rows_: list[Row]) -> str:
         or (c.kind == OUT and (c.also or c.not_in_effect or c.requirement))
     ]
     notes += [f"{row.patch.name} {s}" for row in rows_ for c in row.cells for s in c.stale]
+    notes += [
+        f"{row.patch.name} {s}"
+        for row in rows_
+        for s in vouched_exec.absent_words(row.patch.vouched_exec, [(c.version, c.absent) for c in row.cells])
+    ]
     several = any(c.kind == OUT and c.also for row in rows_ for c in row.cells)
     notes += [f"{row.patch.name}: not verified: {row.error.message}" for row in rows_ if row.error is not None]
     if notes:

@@ -54,6 +54,8 @@ class ReleaseResult:
     chosen: tuple[str, ...] = ()
     # (index, why) of each `vouched_exec:` item that matches no call in the release (stale: att52 #3)
     stale: tuple[tuple[int, str], ...] = ()
+    # the index of each `vouched_exec:` item whose file the release does not have (not stale: vouch2 #2)
+    absent: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -77,6 +79,7 @@ class ReleaseResult:
             "not_checked": list(self.not_checked),
             "chosen": list(self.chosen),
             "stale_vouched_exec": [{"item": i, "why": why} for i, why in self.stale],
+            "absent_vouched_exec": list(self.absent),
         }
 
 

@@ -29,11 +29,18 @@ def item(site: Site) -> str:
     at = f"file: {site.file}, scope: {json.dumps(site.scope)}, code: {json.dumps(site.code)}"
     nth = f", occurrence: {site.occurrence}" if site.occurrence != 1 else ""
     binds = f", binds: [{', '.join(json.dumps(b) for b in site.binds)}]" if site.binds else ""
-    return f"{{{at}{nth}{binds}}}"
+    return f"{{{at}{nth}{binds}, reads: {json.dumps(site.reads)}}}"
 
 
 def to_json(v: VouchedExec) -> dict[str, object]:
-    return {"file": v.file, "scope": v.scope, "code": v.code, "occurrence": v.occurrence, "binds": list(v.binds)}
+    return {
+        "file": v.file,
+        "scope": v.scope,
+        "code": v.code,
+        "occurrence": v.occurrence,
+        "binds": list(v.binds),
+        "reads": v.reads,
+    }
 
 
 def said(v: VouchedExec) -> str:
@@ -59,19 +66,36 @@ def refusal(head: str, unread: Sequence[tuple[Site, str]], names: Sequence[str],
 Read = Callable[[str], bytes | None]
 
 
-def stale(items: Sequence[VouchedExec], read: Read) -> tuple[tuple[int, str], ...]:
-    """(index, why) of each item that matches no call in the release `read` reads (att52 #3 item 3)."""
+def stale(items: Sequence[VouchedExec], read: Read) -> tuple[tuple[tuple[int, str], ...], tuple[int, ...]]:
+    """(index, why) of each item that matches no call in the release `read` reads (att52 #3 item 3); and
+    the index of each item whose file the release does not have: not stale, out of its reach (vouch2 #2)."""
     trees: dict[str, list[Site] | None] = {}
     out: list[tuple[int, str]] = []
+    absent: list[int] = []
     for i, v in enumerate(items):
         if v.file not in trees:
             data = read(v.file)
             tree = _parsed(data)
             trees[v.file] = None if data is None else exec_sites.sites(v.file, tree) if tree else []
-        why = exec_sites.stale(v, trees[v.file])
-        if why:
+        found = trees[v.file]
+        if found is None:
+            absent.append(i)
+        elif why := exec_sites.stale(v, found):
             out.append((i, why))
-    return tuple(out)
+    return tuple(out), tuple(absent)
+
+
+def absent_words(items: Sequence[VouchedExec], absent: Sequence[tuple[object, Sequence[int]]]) -> list[str]:
+    """One line per item whose file some releases do not have: which item, which releases (not stale)."""
+    out = []
+    for i, v in enumerate(items):
+        where = [str(version) for version, indices in absent if i in indices]
+        if where:
+            out.append(
+                f"vouched_exec[{i}] {said(v)} does not apply to {', '.join(where)}: there is no {v.file} there "
+                "(not stale: nothing there for it to vouch for)"
+            )
+    return out
 
 
 def stale_words(patch_items: Sequence[VouchedExec], version: object, i: int, why: str) -> str:
@@ -90,7 +114,8 @@ def _parsed(data: bytes | None) -> ast.Module | None:
 
 
 def marked(patch: Patch, results: Sequence[ReleaseResult], releases: Releases) -> tuple[ReleaseResult, ...]:
-    """Each result with the entry's `vouched_exec:` items that match nothing in its release (`stale`)."""
+    """Each result with the entry's `vouched_exec:` items that match nothing in its release (`stale`), and
+    those whose file it does not have (`absent`)."""
     if not patch.vouched_exec:
         return tuple(results)
 
@@ -103,7 +128,10 @@ def marked(patch: Patch, results: Sequence[ReleaseResult], releases: Releases) -
 
         return read
 
-    return tuple(
-        dataclasses.replace(r, stale=stale(patch.vouched_exec, reader(r.version))) if r.checks.get("wheel") else r
-        for r in results
-    )
+    out = []
+    for r in results:
+        if r.checks.get("wheel"):
+            found, absent = stale(patch.vouched_exec, reader(r.version))
+            r = dataclasses.replace(r, stale=found, absent=absent)
+        out.append(r)
+    return tuple(out)

@@ -8,6 +8,7 @@ re-imports it); 2.1 rewrites its body (the rewrite's `find` is gone); 2.2 has no
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -208,4 +209,35 @@ def renamed_intact(tmp: Path, files: dict[str, str | bytes]) -> bool:
         "print(f is p.size_of and getattr(f, '__name__', '') == 'size_of' and f([1, 2, 3]) == 3)\n"
     )
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip().splitlines()[-1] == "True"
+
+
+# the vouched exec tests' release: rptoy.core binds the old name to the renamed definition, and
+# rptoy/hook.py (HEAD + `hook`) runs code radpatch cannot read; ENTRIES: the places that run it
+HOOK_HEAD = "import os\nimport sys\n\nfrom rptoy import core\n\n\n"
+
+
+def hook_release(hook: str) -> dict[str, str | bytes]:
+    return {
+        "rptoy/__init__.py": "",
+        "rptoy/core.py": "from rptoy import planning\n\nsize = planning.size_of\n",
+        "rptoy/planning.py": RENAMED,
+        "rptoy/hook.py": HOOK_HEAD + hook,
+    }
+
+
+def hook_keeps_rename(tmp: Path, files: dict[str, str | bytes]) -> bool:
+    """Python runs every place of the hook that executes code (`ENTRIES`), with code storing the old
+    name: is `rptoy.core.size` still the renamed definition after?"""
+    for rel, text in files.items():
+        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp)!r})\n"
+        "import rptoy.hook as h, rptoy.core as c, rptoy.planning as p\n"
+        "for f in h.ENTRIES: f('size = len')\n"
+        "print(c.size is p.size_of)\n"
+    )
+    env = {**os.environ, "RPTOY_CODE": "size = len"}
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, env=env)
     return done.stdout.strip().splitlines()[-1] == "True"

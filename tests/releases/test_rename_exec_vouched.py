@@ -10,11 +10,13 @@ naming it; a bad item is a registry error at file:line and key path."""
 
 from __future__ import annotations
 
+import ast
 import json
 from typing import Any
 
 import yaml
 
+from radpatch.releases import exec_sites
 from tests.lib.toy_releases import DIST, GOOD, RENAME_ENTRY, RENAMED
 
 ENTRY = RENAME_ENTRY
@@ -52,7 +54,10 @@ def test_unread_exec_is_refused_with_the_yaml_and_vouching_follows_the_rename(
     added = error.split("add to the entry: ", 1)[1]
     item = {"file": "rptoy/hook.py", "scope": "run", "code": "exec(code, namespace)"}
     binds = ["parameter code", "namespace = {}"]  # what the names it passes hold
-    assert yaml.safe_load(added) == {"vouched_exec": [{**item, "binds": binds}]}
+    hook = str(_release("exec(code, namespace)")["rptoy/hook.py"])
+    (site,) = exec_sites.sites("rptoy/hook.py", ast.parse(hook))  # and the code it depends on (vouch2 #1)
+    item["reads"] = site.reads
+    assert len(site.reads) == 12 and yaml.safe_load(added) == {"vouched_exec": [{**item, "binds": binds}]}
 
     reg = write_registry("cap", ENTRY + added + "\n")
     error, told = _error(radpatch, reg, "2.0")
@@ -78,6 +83,7 @@ def test_a_bad_vouched_exec_item_is_a_registry_error_at_its_line(write_registry:
         '[{file: rptoy/hook.py, scope: "a b", code: "exec(code)"}]': "vouched_exec[0].scope: 'a b' is not a dotted",
         '[{file: rptoy/hook.py, code: "exec(code)", occurrence: 0}]': "vouched_exec[0].occurrence: '0' is not an",
         '[{file: rptoy/hook.py, code: "exec(code)", binds: x}]': "vouched_exec[0].binds: expected a",
+        '[{file: rptoy/hook.py, code: "exec(code)", reads: x1}]': "vouched_exec[0].reads: 'x1' is not a digest",
     }
     for value, said in bad.items():
         reg = write_registry("cap", ENTRY + f"vouched_exec: {value}\n")

@@ -175,6 +175,7 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
         "chosen",
         "not_checked",
         "stale_vouched_exec",  # the entry's vouched_exec: items matching nothing there (att52 #3)
+        "absent_vouched_exec",  # the entry's vouched_exec: items whose file is not there (vouch2 #2)
     }
     assert [v for v, x in results.items() if x["in_range"]] == ["1.0", "1.1", "2.0"]
     assert [v for v, x in results.items() if x["ok"]] == ["0.9", "1.0", "2.0"]

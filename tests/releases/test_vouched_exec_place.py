@@ -16,19 +16,18 @@ longer matches its place is reported stale in 2.1 (`verify --json` and text)."""
 
 from __future__ import annotations
 
+import ast
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from radpatch.releases import exec_sites
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST, GOOD, RENAME_ENTRY, RENAMED
+from tests.lib.toy_releases import DIST, GOOD, HOOK_HEAD, RENAME_ENTRY, hook_keeps_rename, hook_release
 
-HEAD = "import os\nimport sys\n\nfrom rptoy import core\n\n\n"
+HEAD = HOOK_HEAD
 BASE = "def run(code):\n    namespace = {}\n    exec(code, namespace)\n    return namespace\n\n\nENTRIES = [run]\n"
 HOOKS = {  # (2.1's hook, what changed: "" kept, else words the refusal says of it)
     "kept": (BASE, ""),
@@ -80,32 +79,6 @@ HOOKS = {  # (2.1's hook, what changed: "" kept, else words the refusal says of 
 CASES = sample(list(HOOKS))
 
 
-def _release(hook: str) -> dict[str, str | bytes]:
-    return {
-        "rptoy/__init__.py": "",
-        "rptoy/core.py": "from rptoy import planning\n\nsize = planning.size_of\n",
-        "rptoy/planning.py": RENAMED,
-        "rptoy/hook.py": HEAD + hook,
-    }
-
-
-def _stays_renamed(tmp: Path, files: dict[str, str | bytes]) -> bool:
-    """Python runs every place of the hook that executes code, with code storing the old name: is
-    `rptoy.core.size` still the renamed definition after?"""
-    for rel, text in files.items():
-        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
-    code = (
-        f"import sys; sys.path.insert(0, {str(tmp)!r})\n"
-        "import rptoy.hook as h, rptoy.core as c, rptoy.planning as p\n"
-        "for f in h.ENTRIES: f('size = len')\n"
-        "print(c.size is p.size_of)\n"
-    )
-    env = {**os.environ, "RPTOY_CODE": "size = len"}
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, env=env)
-    return done.stdout.strip().splitlines()[-1] == "True"
-
-
 def _verify(radpatch: Any, reg: Path, version: str) -> dict[str, Any]:
     told: dict[str, Any] = json.loads(
         radpatch("--registry", str(reg), "verify", "cap", "--versions", version, "--json").out
@@ -118,9 +91,9 @@ def test_a_vouch_holds_only_where_and_as_it_was_vouched(
     loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, change: str
 ) -> None:
     hook, said = HOOKS[change]
-    second = _release(hook)
-    safe = _stays_renamed(tmp_path / "oracle", second)
-    loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": _release(BASE), "2.1": second})
+    second = hook_release(hook)
+    safe = hook_keeps_rename(tmp_path / "oracle", second)
+    loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": hook_release(BASE), "2.1": second})
     reg = write_registry("cap", RENAME_ENTRY)
     refused = _verify(radpatch, reg, "2.0")["results"][0]["error"] or ""
     added = refused.split("add to the entry: ", 1)[1]  # the item the refusal prints, as the author adds it
@@ -138,8 +111,9 @@ def test_a_vouch_holds_only_where_and_as_it_was_vouched(
         return
     assert not followed and "rptoy/hook.py:" in error and said in error, error
     stale = [s["why"] for s in result["stale_vouched_exec"]]
-    if change.startswith(("duplicated", "copied")):
-        assert stale == [], result  # the vouched call is still there: the copy is the one refused
+    if change.startswith(("duplicated", "copied")):  # the vouched call is still there, the code around it is not
+        assert len(stale) == 1 and stale[0].startswith("at rptoy/hook.py:"), result
+        assert "the code the call depends on (" in stale[0] and "run" in stale[0], result  # reads: (vouch2 #1)
     else:
         assert len(stale) == 1 and result["stale_vouched_exec"][0]["item"] == 0, result
     if change == "copied to a def on the module":
@@ -150,9 +124,11 @@ def test_a_vouch_holds_only_where_and_as_it_was_vouched(
 def test_a_stale_item_is_said_in_text_with_its_release_and_what_to_do(
     loopback: Any, write_registry: Any, radpatch: Any
 ) -> None:
-    loopback(DIST, {"2.0": _release(BASE), "2.1": _release(BASE.replace("run", "tweak"))})
+    loopback(DIST, {"2.0": hook_release(BASE), "2.1": hook_release(BASE.replace("run", "tweak"))})
     item = {"file": "rptoy/hook.py", "scope": "run", "code": "exec(code, namespace)"}
     item["binds"] = ["parameter code", "namespace = {}"]  # as 2.0's refusal prints it
+    (site,) = exec_sites.sites("rptoy/hook.py", ast.parse(HEAD + BASE))
+    item["reads"] = site.reads
     reg = write_registry("cap", RENAME_ENTRY + "vouched_exec: " + json.dumps([item]) + "\n")
     text = radpatch("--registry", str(reg), "verify", "cap", "--versions", ">=2.0").out
     assert "2.0: vouched_exec" not in text, text
@@ -161,3 +137,28 @@ def test_a_stale_item_is_said_in_text_with_its_release_and_what_to_do(
     assert "in tweak" in line and "drop it, or replace it" in line, line
     ported = radpatch("--registry", str(reg), "port", "cap", "--to", "==2.1", "--dry-run").out
     assert "2.1: vouched_exec[0] rptoy/hook.py (run): `exec(code, namespace)` matches nothing in 2.1" in ported, ported
+
+
+def test_an_item_is_not_stale_where_its_file_is_not_there_yet(
+    loopback: Any, write_registry: Any, radpatch: Any
+) -> None:
+    """vouch2 #2: releases older than the first with the item's file said the item was stale there; they
+    say it does not apply (the file is not there), once per item, and `--json` lists it apart."""
+    loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": hook_release(BASE)})
+    (site,) = exec_sites.sites("rptoy/hook.py", ast.parse(HEAD + BASE))
+    item = {"file": "rptoy/hook.py", "scope": "run", "code": "exec(code, namespace)", "binds": list(site.binds)}
+    reg = write_registry("cap", RENAME_ENTRY + "vouched_exec: " + json.dumps([{**item, "reads": site.reads}]) + "\n")
+    told = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", ">=1.0", "--json").out)
+    by = {r["version"]: r for r in told["results"]}
+    assert by["1.0"]["stale_vouched_exec"] == [] and by["1.0"]["absent_vouched_exec"] == [0], by["1.0"]
+    assert by["2.0"]["stale_vouched_exec"] == [] and by["2.0"]["absent_vouched_exec"] == [], by["2.0"]
+    text = radpatch("--registry", str(reg), "verify", "cap", "--versions", ">=1.0").out
+    assert "matches nothing" not in text, text
+    said = (
+        "vouched_exec[0] rptoy/hook.py (run): `exec(code, namespace)` does not apply to 1.0: there is no rptoy/hook.py"
+    )
+    assert [t for t in text.splitlines() if "vouched_exec[0]" in t] == [
+        said + " there (not stale: nothing there for it to vouch for)"
+    ], text
+    ported = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.0", "--dry-run").out
+    assert "matches nothing" not in ported and f"  {said}" in ported, ported

@@ -2,8 +2,10 @@
 `exec`/`eval` call radpatch cannot read by its place, as verify's refusal prints it: `file` (its path
 in the wheel), `scope` (the enclosing def/class, dotted, or `<module>`; an item without it, written
 before items named their place, vouches for no call and says so), `code` (its statement),
-`occurrence` (which identical statement of the scope, default 1) and `binds` (the statements binding
-the names the call passes, default none). radpatch.releases.exec_sites reads a release's calls alike."""
+`occurrence` (which identical statement of the scope, default 1), `binds` (the statements binding
+the names the call passes, default none) and `reads` (a digest of the module's code the call depends
+on, radpatch.releases.exec_reads; an item without it vouches for no call and says so).
+radpatch.releases.exec_sites reads a release's calls alike."""
 
 from __future__ import annotations
 
@@ -16,9 +18,9 @@ from radpatch.registry.model import VouchedExec
 
 _EXAMPLE = (
     '[{file: vllm/compilation/codegen.py, scope: compile_execution_fn, code: "exec(code, namespace)", '
-    'binds: ["parameter code: str", "namespace: dict[str, Any] = {}"]}]'
+    'binds: ["parameter code: str", "namespace: dict[str, Any] = {}"], reads: "0123456789ab"}]'
 )
-_KEYS = {"scope", "occurrence", "binds"}
+_KEYS = {"scope", "occurrence", "binds", "reads"}
 
 
 def vouched_exec(ctx: Problems, node: yaml.Node, path: str) -> tuple[VouchedExec, ...]:
@@ -38,6 +40,7 @@ def vouched_exec(ctx: Problems, node: yaml.Node, path: str) -> tuple[VouchedExec
         scope = scope.strip() if scope is not None else None
         nth = get(_occurrence, ctx, keys["occurrence"], f"{at}.occurrence") if "occurrence" in keys else 1
         binds = get(_binds, ctx, keys["binds"], f"{at}.binds") if "binds" in keys else ()
+        reads = get(_reads, ctx, keys["reads"], f"{at}.reads") if "reads" in keys else ""
         if file is not None and (why := _wheel_path(file)):
             get.fail(ctx.fail(keys["file"], f"{at}.file", why))
         if code is not None and (why := _exec_statement(code)):
@@ -46,14 +49,14 @@ def vouched_exec(ctx: Problems, node: yaml.Node, path: str) -> tuple[VouchedExec
         if scope is not None and "scope" in keys and scope != "<module>" and not dotted:
             get.fail(ctx.fail(keys["scope"], f"{at}.scope", f"{scope!r} is not a dotted def/class name or <module>"))
             scope = None
-        if file is None or code is None or scope is None or nth is None or binds is None:
+        if file is None or code is None or scope is None or nth is None or binds is None or reads is None:
             continue
         if _wheel_path(file) or _exec_statement(code):
             continue
-        key = (file, ast.dump(ast.parse(code.strip())), scope, nth, binds)
+        key = (file, ast.dump(ast.parse(code.strip())), scope, nth, binds, reads)
         if key in out:
             get.fail(ctx.fail(item, at, f"{file}'s `{code.strip()}` in {scope} is listed twice"))
-        out[key] = VouchedExec(file, code.strip(), ctx.location(item), scope, nth, binds)
+        out[key] = VouchedExec(file, code.strip(), ctx.location(item), scope, nth, binds, reads)
     get.check()
     return tuple(out.values())
 
@@ -63,6 +66,13 @@ def _occurrence(ctx: Problems, node: yaml.Node, path: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise ctx.fail(node, path, f"{text!r} is not an occurrence; write 1 for the scope's first such call, 2, ...")
     return int(text)
+
+
+def _reads(ctx: Problems, node: yaml.Node, path: str) -> str:
+    text = string(ctx, node, path).strip()
+    if len(text) != 12 or any(c not in "0123456789abcdef" for c in text):
+        raise ctx.fail(node, path, f"{text!r} is not a digest (12 hex digits); copy the `reads:` the refusal prints")
+    return text
 
 
 def _binds(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
