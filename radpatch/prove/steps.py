@@ -103,7 +103,9 @@ def _refuse_names(c: Case, r: Refusal) -> RefusedError:
 
 
 def _check_placement(c: Case) -> Refusal | None:
-    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.filename, c.python, c.module, c.stars, c.version)
+    return placement_refusal(
+        c.patch, c.rewrites, c.before, c.after, c.filename, c.python, c.module, c.stars, c.version, c.site
+    )
 
 
 def _check_reverse(c: Case) -> Refusal | None:
