@@ -43,3 +43,25 @@ def test_a_constant_that_would_be_an_enum_member_is_refused(
         return
     assert r.code == 0, (r.out, r.err)  # over-refusal: a method, or a constant of a class that is no enum
     assert members(site.root) == had
+
+
+UNKNOWN = {  # a base bound where radpatch cannot follow it (globals()): (its name, its value, refused)
+    "enum-named-enum": ("ModeEnum", "enum.Enum", True),
+    "enum-named-plain": ("ModeEnum", 'type("ModeEnum", (), {})', True),  # may be one: refused
+    "neutral-plain": ("Base", 'type("Base", (), {})', False),
+}
+
+
+@pytest.mark.parametrize("case", sample(list(UNKNOWN)))
+def test_a_base_radpatch_cannot_follow_is_refused_when_its_name_says_enum(
+    case: str, site: Site, write_registry: Any, radpatch: Any
+) -> None:
+    name, value, refused = UNKNOWN[case]
+    dyn = f'import enum\n\nglobals()["{name}"] = {value}\n'
+    core = f"from rpmodes.dyn import {name}\n\n\nclass Mode({name}):\n    FAST = 1\n\n    def f(self):\n        pass\n"
+    site.install("rpmodes", "1.0", {"rpmodes/__init__.py": "", "rpmodes/dyn.py": dyn, "rpmodes/core.py": core})
+    reg = write_registry("p", ENTRY, {"payload.py": ITEMS["plain"]("Enum")})
+    r = radpatch("--registry", str(reg), "apply", "p")
+    assert (r.code == 1) is refused, (r.out, r.err)
+    if refused:
+        assert "may be an enum" in r.err and "would become a member" in r.err, r.err
