@@ -155,7 +155,7 @@ def _in_module(read: Read, module: str, attrs: list[str], seen: tuple[str, ...])
     if not attrs:
         return False, ""  # a module is no base
     if module == "enum":
-        return (True, f", enum.{attrs[0]}") if attrs[0] in _ENUM_CLASSES else (False, "")
+        return (attrs[0] in _ENUM_CLASSES), ""
     found = read(module)
     if found is None:
         sub = read(f"{module}.{attrs[0]}") if len(attrs) > 1 else None
@@ -187,12 +187,10 @@ def enum_refusal(
         op = rw.op
         if not isinstance(op, InsertDefinitions) or not op.in_class:
             continue
-        items = payload(op.payload_source).items
-        constants = [n for n in op.names if n in items and _constant(items[n][0])]
+        constants = _constants(op)
         if not constants:
             continue
-        qualname = op.anchor if op.side == "into" else op.anchor.rsplit(".", 1)[0]
-        v = class_verdict(read, me, before, qualname)
+        v = class_verdict(read, me, before, _qualname(op))
         if v.enum is False:
             continue
         what = "is an enum" if v.enum else "may be an enum"
@@ -202,6 +200,26 @@ def enum_refusal(
         )
         return Refusal("placement", why, ENUM_HINT, rw.id)
     return None
+
+
+def unread(rws: tuple[Rewrite, ...]) -> list[str]:
+    """What verify leaves unchecked without the package's other files (more than it reads): whether
+    a base another module defines makes the class a payload constant goes into an enum."""
+    return [
+        f"placement: whether class {_qualname(rw.op)!r} is an enum through a base another module of the package "
+        f"defines (the package's other files were not read), so the payload's constant would become a member"
+        for rw in rws
+        if isinstance(rw.op, InsertDefinitions) and rw.op.in_class and _constants(rw.op)
+    ]
+
+
+def _qualname(op: InsertDefinitions) -> str:
+    return op.anchor if op.side == "into" else op.anchor.rsplit(".", 1)[0]
+
+
+def _constants(op: InsertDefinitions) -> list[str]:
+    items = payload(op.payload_source).items
+    return [n for n in op.names if n in items and _constant(items[n][0])]
 
 
 def _constant(text: str) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from radpatch.releases import package_files
 from tests.lib.enum_bases import ENTRY, ITEMS, KINDS, WHERE, package
 from tests.lib.generated import sample
 from tests.lib.index_server import IndexServer
@@ -43,3 +44,15 @@ def test_verify_says_what_apply_says_of_an_enum_member(
     if refused:
         assert r.code == 1 and got["checks"]["placement"] is False, got
         assert "would become a member" in got["error"] and "would become a member" in applied.err, got
+
+
+def test_a_package_left_unread_says_the_enum_bases_were_not_checked(
+    loopback: Callable[[str, Wheels], IndexServer], write_registry: Any, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More files than verify reads (MAX_FILES): it cannot follow an imported base, and says so."""
+    monkeypatch.setattr(package_files, "MAX_FILES", 0)
+    reg = write_registry("p", ENTRY, {"payload.py": ITEMS["plain"]("Enum")})
+    loopback("rpmodes", {"1.0": package("absolute", "Enum")})
+    got = json.loads(radpatch("--registry", str(reg), "verify", "p", "--versions", "1.0", "--json").out)
+    (result,) = got["results"]
+    assert any("whether class 'Mode' is an enum through a base" in x for x in result["not_checked"]), result
