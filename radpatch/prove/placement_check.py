@@ -10,7 +10,7 @@ from collections.abc import Callable
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import guarded_imports, names, placement, star_exports
+from radpatch.prove import enum_bases, guarded_imports, names, placement, star_exports
 from radpatch.prove.analysis import analysis_of, forward, on_target, other_python
 from radpatch.prove.names.import_lookup import resolved
 from radpatch.prove.names_check import own_modules
@@ -148,15 +148,21 @@ def placement_refusal(
     module: str | None = None,
     stars: tuple[star_exports.ModuleSource, ...] | None = None,
     target_version: tuple[int, int] | None = None,
+    site: tuple[str, ...] = (),
 ) -> Refusal | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
     in a newer grammar than radpatch's own Python reads is judged by the target interpreter. A module
     the rewrites create is written whole: it has no code of its own to shadow or leave dead (a name
     defined twice in it is the author's, as Python runs it), so it is not checked. `target_version`:
-    the target's major.minor when there is no interpreter (verify), for the tests on the version."""
+    the target's major.minor when there is no interpreter (verify), for the tests on the version;
+    `site`: verify's directory of the package's other modules (an enum base another module defines)."""
     if creates(rws):
         return None
     me = names.module_of(module, filename)  # the key the names step analysed both versions under: one parse each
+    paths = [str(p) for p in python.paths] if python is not None else list(site)
+    member = enum_bases.enum_refusal(rws, before, filename, me, star_exports.path_reader(paths)[0])
+    if member is not None:
+        return member
     old, new = analysis_of(before, me), analysis_of(after, me)
     if (old.placement is None or new.placement is None) and other_python(python) and _unparsable(before, after, me):
         assert python is not None

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import star_exports, unchecked
+from radpatch.prove import enum_bases, star_exports, unchecked
 from radpatch.prove.analysis import backward, forward
 from radpatch.prove.compile_check import _compile, compile_refusal
 from radpatch.prove.names_check import introduced, names_refusal, own_modules, unjudged
@@ -103,7 +103,9 @@ def _refuse_names(c: Case, r: Refusal) -> RefusedError:
 
 
 def _check_placement(c: Case) -> Refusal | None:
-    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.filename, c.python, c.module, c.stars, c.version)
+    return placement_refusal(
+        c.patch, c.rewrites, c.before, c.after, c.filename, c.python, c.module, c.stars, c.version, c.site
+    )
 
 
 def _check_reverse(c: Case) -> Refusal | None:
@@ -138,7 +140,12 @@ STEPS: tuple[Step, ...] = (
         "a definition the patch adds shadows nothing, and no rewrite lands in dead code",
         _check_placement,
         _as_is,
-        lambda c: [] if creates(c.rewrites) else unchecked.fallbacks(c.before, c.after, c.module, c.filename),
+        lambda c: (
+            []
+            if creates(c.rewrites)
+            else unchecked.fallbacks(c.before, c.after, c.module, c.filename)
+            + ([] if c.site else enum_bases.unread(c.rewrites))
+        ),
     ),
     Step(
         "reverse",

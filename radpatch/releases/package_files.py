@@ -1,4 +1,4 @@
-"""The other modules of a release's package, for verify's names step: apply reads them from the
+"""The other modules of a release's package, for verify's names and placement steps: apply reads them from the
 install (a name the patch takes away that another module imports, prove.names.importers; an import
 cycle or a partially imported package a new import closes, prove.cycle_reads and
 prove.partial_package), so verify reads them too, from the wheel, where the entry may need them.
@@ -32,10 +32,13 @@ MAX_FILES = 600  # the package's .py files read at most (vLLM's 2,000 to 3,600 a
 
 def wanted(patches: Iterable[Patch]) -> bool:
     """May the entries' rewrites add an import line or take a top-level name away? (A rewrite at
-    module level, or one whose text says `import`.) Only then are the package's files read."""
+    module level, or one whose text says `import`.) Or put definitions into a class, whose enum base
+    another module may define (prove.enum_bases). Only then are the package's files read."""
     for patch in patches:
         for rw in patch.rewrites:
             if rw.op.scope_name() == "<module>" or any("import" in t for t in _texts(rw.op)):
+                return True
+            if getattr(rw.op, "in_class", False):
                 return True
     return False
 

@@ -231,7 +231,7 @@ def _proof_step(name: str) -> Callable[[JobRun], Refusal | None]:
 
     def check(run: JobRun) -> Refusal | None:
         for f in _entry_files(run):
-            if name == "names" and f.site is not None:
+            if name in ("names", "placement") and f.site is not None:
                 with package_files.written(f.site) as site:
                     refusal = _one(run, step, f, (site,))
             else:

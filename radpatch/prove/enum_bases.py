@@ -1,0 +1,227 @@
+"""Is the class an insert_definitions payload constant goes into an enum, with its bases followed
+across the install's files? A plain constant in an enum's body becomes a new member (att55 F2: a
+base `ModeBase(enum.Enum)` imported from another module of the package). The rewrite refuses what
+the class header itself says (rewrite/ops/common/class_facts.special_class); this follows each base
+(and the metaclass) without importing anything: a class of the same module defined above it, a name
+imported from another module (absolute, relative, aliased, re-exported through a package
+`__init__`), read from the target's import path (apply) or the package's files from the wheel
+(verify), to one of enum's classes or EnumMeta/EnumType. Depth-bounded and cycle-safe.
+
+A base that cannot be followed (a module outside what the reader has, a call, a dynamic module) is
+unknown: the constant is refused only when that base's name or module says `enum`/`Flag` (it may
+be one); otherwise it goes in, as before (docs/safety.md)."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass
+
+from radpatch.prove.names.import_lookup import resolved
+from radpatch.prove.refusal import Refusal
+from radpatch.prove.star_exports import Read
+from radpatch.registry.model import Rewrite
+from radpatch.rewrite.ops.common.payload_items import payload
+from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+
+_ENUM_CLASSES = frozenset(
+    {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum", "EnumMeta", "EnumType", "EnumDict"}
+)
+_DEPTH = 12
+_BUILTINS = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """True: an enum (`how`: the chain of bases that shows it); None: a base radpatch cannot follow
+    whose name or module says it may be one (`how`: which); False: not an enum as far as the files tell."""
+
+    enum: bool | None
+    how: str
+
+
+@dataclass(frozen=True)
+class _Module:
+    name: tuple[str, bool] | None  # (dotted, is a package)
+    tree: ast.Module
+
+
+def class_verdict(read: Read, me: tuple[str, bool] | None, source: bytes, qualname: str) -> Verdict:
+    """Is class `qualname` of the module (`source`, named `me`) an enum?"""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return Verdict(False, "")
+    node = _class_of(tree.body, qualname.split("."))
+    if node is None:
+        return Verdict(False, "")
+    found = _class(read, _Module(me, tree), node, ())
+    return Verdict(found[0], f"class {qualname!r}{found[1]}")
+
+
+def _class_of(body: list[ast.stmt], parts: list[str]) -> ast.ClassDef | None:
+    hits = [n for n in _module_level(body) if isinstance(n, ast.ClassDef) and n.name == parts[0]]
+    if not hits:
+        return None
+    node = hits[-1]
+    return node if len(parts) == 1 else _class_of(node.body, parts[1:])
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements run at module level: the top ones and those in if/try/with/for blocks."""
+    out: list[ast.stmt] = []
+    for n in body:
+        out.append(n)
+        if isinstance(n, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+            for field in ("body", "orelse", "finalbody"):
+                out.extend(_module_level(getattr(n, field, [])))
+            for h in getattr(n, "handlers", []):
+                out.extend(_module_level(h.body))
+    return out
+
+
+def _class(read: Read, m: _Module, node: ast.ClassDef, seen: tuple[str, ...]) -> tuple[bool | None, str]:
+    exprs = [*node.bases, *(k.value for k in node.keywords if k.arg == "metaclass")]
+    maybe: tuple[bool | None, str] | None = None
+    for e in exprs:
+        enum, how = _expr(read, m, e, node.lineno, seen)
+        said = f" (base {ast.unparse(e)}{how})"
+        if enum:
+            return True, said
+        if enum is None and maybe is None:
+            maybe = None, said
+    return maybe or (False, "")
+
+
+def _expr(read: Read, m: _Module, e: ast.expr, line: int, seen: tuple[str, ...]) -> tuple[bool | None, str]:
+    """Is the base (or metaclass) expression an enum class, or a class derived from one?"""
+    if isinstance(e, ast.Subscript):  # Generic[T], a parametrised base: its class
+        return _expr(read, m, e.value, line, seen)
+    parts: list[str] = []
+    while isinstance(e, ast.Attribute):
+        parts.insert(0, e.attr)
+        e = e.value
+    if not isinstance(e, ast.Name):
+        return _unknown(ast.unparse(e))
+    return _name(read, m, e.id, parts, line, seen)
+
+
+def _unknown(said: str) -> tuple[bool | None, str]:
+    """A base radpatch cannot follow: None (it may be an enum) when its name says so, else False."""
+    low = said.lower()
+    return (None, f", which radpatch cannot follow: {said}") if "enum" in low or said.endswith("Flag") else (False, "")
+
+
+def _name(
+    read: Read, m: _Module, name: str, attrs: list[str], line: int | None, seen: tuple[str, ...]
+) -> tuple[bool | None, str]:
+    """What `name` (then `.attrs`) of module `m` is, bound above `line` (None: anywhere at module level)."""
+    key = f"{m.name[0] if m.name else '?'}:{name}.{'.'.join(attrs)}"
+    if key in seen or len(seen) >= _DEPTH:
+        return _unknown(name)
+    seen = (*seen, key)
+    for n in reversed(_module_level(m.tree.body)):
+        if line is not None and n.lineno >= line:
+            continue
+        if isinstance(n, ast.ClassDef) and n.name == name:
+            return _class(read, m, n, seen) if not attrs else (False, "")
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            value = n.value
+            for attr in attrs:
+                value = ast.Attribute(value, attr, ast.Load())
+            return _expr(read, m, value, n.lineno, seen)
+        if isinstance(n, ast.ImportFrom):
+            for a in n.names:
+                if (a.asname or a.name) == name:
+                    base = resolved(n, m.name)
+                    return _unknown(a.name) if base is None else _in_module(read, base, [a.name, *attrs], seen)
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if a.asname == name:
+                    return _in_module(read, a.name, attrs, seen)
+                if a.asname is None and a.name.split(".")[0] == name:
+                    dotted = a.name.split(".")
+                    k = 1
+                    while k < len(dotted) and k <= len(attrs) and attrs[k - 1] == dotted[k]:
+                        k += 1
+                    return _in_module(read, ".".join(dotted[:k]), attrs[k - 1 :], seen)
+    if name in _BUILTINS and not attrs:
+        return False, ""
+    return _unknown(".".join([name, *attrs]))
+
+
+def _in_module(read: Read, module: str, attrs: list[str], seen: tuple[str, ...]) -> tuple[bool | None, str]:
+    """What `module.attrs[0].attrs[1]...` is: enum's classes, a class of a module the reader has."""
+    if not attrs:
+        return False, ""  # a module is no base
+    if module == "enum":
+        return (attrs[0] in _ENUM_CLASSES), ""
+    found = read(module)
+    if found is None:
+        sub = read(f"{module}.{attrs[0]}") if len(attrs) > 1 else None
+        if sub is not None:
+            return _in_module(read, sub.module, attrs[1:], seen)
+        return _unknown(f"{module}.{'.'.join(attrs)}")
+    try:
+        tree = ast.parse(found.data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _unknown(f"{module}.{'.'.join(attrs)}")
+    enum, how = _name(read, _Module((found.module, found.package), tree), attrs[0], attrs[1:], None, seen)
+    if not enum and found.package and (sub := read(f"{module}.{attrs[0]}")) is not None and len(attrs) > 1:
+        return _in_module(read, sub.module, attrs[1:], seen)
+    return enum, (f", from {module}{how}" if enum is not False else how)
+
+
+ENUM_HINT = (
+    "write it as a method, or set the attribute after the class with a module-level statement (an insert_after "
+    "of the class)"
+)
+
+
+def enum_refusal(
+    rws: tuple[Rewrite, ...], before: bytes, filename: str, me: tuple[str, bool] | None, read: Read
+) -> Refusal | None:
+    """The first insert_definitions into a class that puts a payload constant into an enum (or into
+    a class whose unknown base says it may be one): it would become a member."""
+    for rw in rws:
+        op = rw.op
+        if not isinstance(op, InsertDefinitions) or not op.in_class:
+            continue
+        constants = _constants(op)
+        if not constants:
+            continue
+        v = class_verdict(read, me, before, _qualname(op))
+        if v.enum is False:
+            continue
+        what = "is an enum" if v.enum else "may be an enum"
+        why = (
+            f"rewrite {rw.id!r} ({rw.location}) on {filename}: {v.how} {what}: the payload's {constants[0]!r} "
+            f"would become a member"
+        )
+        return Refusal("placement", why, ENUM_HINT, rw.id)
+    return None
+
+
+def unread(rws: tuple[Rewrite, ...]) -> list[str]:
+    """What verify leaves unchecked without the package's other files (more than it reads): whether
+    a base another module defines makes the class a payload constant goes into an enum."""
+    return [
+        f"placement: whether class {_qualname(rw.op)!r} is an enum through a base another module of the package "
+        f"defines (the package's other files were not read), so the payload's constant would become a member"
+        for rw in rws
+        if isinstance(rw.op, InsertDefinitions) and rw.op.in_class and _constants(rw.op)
+    ]
+
+
+def _qualname(op: InsertDefinitions) -> str:
+    return op.anchor if op.side == "into" else op.anchor.rsplit(".", 1)[0]
+
+
+def _constants(op: InsertDefinitions) -> list[str]:
+    items = payload(op.payload_source).items
+    return [n for n in op.names if n in items and _constant(items[n][0])]
+
+
+def _constant(text: str) -> bool:
+    node = ast.parse(text).body[0]
+    return isinstance(node, ast.Assign) or isinstance(node, ast.AnnAssign) and node.value is not None
