@@ -41,7 +41,7 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class _Module:
+class _ReadModule:
     name: tuple[str, bool] | None  # (dotted, is a package)
     tree: ast.Module
 
@@ -55,7 +55,7 @@ def class_verdict(read: Read, me: tuple[str, bool] | None, source: bytes, qualna
     node = _class_of(tree.body, qualname.split("."))
     if node is None:
         return Verdict(False, "")
-    found = _class(read, _Module(me, tree), node, ())
+    found = _class(read, _ReadModule(me, tree), node, ())
     return Verdict(found[0], f"class {qualname!r}{found[1]}")
 
 
@@ -80,7 +80,7 @@ def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-def _class(read: Read, m: _Module, node: ast.ClassDef, seen: tuple[str, ...]) -> tuple[bool | None, str]:
+def _class(read: Read, m: _ReadModule, node: ast.ClassDef, seen: tuple[str, ...]) -> tuple[bool | None, str]:
     exprs = [*node.bases, *(k.value for k in node.keywords if k.arg == "metaclass")]
     maybe: tuple[bool | None, str] | None = None
     for e in exprs:
@@ -93,7 +93,7 @@ def _class(read: Read, m: _Module, node: ast.ClassDef, seen: tuple[str, ...]) ->
     return maybe or (False, "")
 
 
-def _expr(read: Read, m: _Module, e: ast.expr, line: int, seen: tuple[str, ...]) -> tuple[bool | None, str]:
+def _expr(read: Read, m: _ReadModule, e: ast.expr, line: int, seen: tuple[str, ...]) -> tuple[bool | None, str]:
     """Is the base (or metaclass) expression an enum class, or a class derived from one?"""
     if isinstance(e, ast.Subscript):  # Generic[T], a parametrised base: its class
         return _expr(read, m, e.value, line, seen)
@@ -113,7 +113,7 @@ def _unknown(said: str) -> tuple[bool | None, str]:
 
 
 def _name(
-    read: Read, m: _Module, name: str, attrs: list[str], line: int | None, seen: tuple[str, ...]
+    read: Read, m: _ReadModule, name: str, attrs: list[str], line: int | None, seen: tuple[str, ...]
 ) -> tuple[bool | None, str]:
     """What `name` (then `.attrs`) of module `m` is, bound above `line` (None: anywhere at module level)."""
     key = f"{m.name[0] if m.name else '?'}:{name}.{'.'.join(attrs)}"
@@ -166,7 +166,7 @@ def _in_module(read: Read, module: str, attrs: list[str], seen: tuple[str, ...])
         tree = ast.parse(found.data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _unknown(f"{module}.{'.'.join(attrs)}")
-    enum, how = _name(read, _Module((found.module, found.package), tree), attrs[0], attrs[1:], None, seen)
+    enum, how = _name(read, _ReadModule((found.module, found.package), tree), attrs[0], attrs[1:], None, seen)
     if not enum and found.package and (sub := read(f"{module}.{attrs[0]}")) is not None and len(attrs) > 1:
         return _in_module(read, sub.module, attrs[1:], seen)
     return enum, (f", from {module}{how}" if enum is not False else how)
