@@ -31,6 +31,7 @@ from radpatch.prove.analysis import backward, forward
 from radpatch.prove.carried_too import Others
 from radpatch.prove.reverse_check import ast_equal
 from radpatch.registry.model import Patch, Rewrite
+from radpatch.rewrite.runner import RewriteRefused
 from radpatch.state.decide import FileState, PatchState
 from radpatch.state.hashes import live
 from radpatch.state.record import ABSENT, Store, state_sha
@@ -76,6 +77,11 @@ def reprove(below: Below, ps: PatchState, f: FileState, before: bytes | None, af
             continue
         try:
             again = plan.plan(patch, rws, f.module, f.path, without, env)
+        except RewriteRefused as exc:
+            if "(ambiguous)" in exc.detail:  # the one on top wrote a second copy of what it finds (matching.Ambiguous)
+                _not_reproven(below, top, patch.name, f.relpath)
+                continue
+            raise _undoes(top, patch.name, f.relpath, exc) from None
         except RefusedError as exc:
             raise _undoes(top, patch.name, f.relpath, exc) from None
         if not ast_equal(again.after, after):  # the one on top changed its code: not what it leaves
