@@ -16,10 +16,16 @@ registry has; one no loaded registry has is not proven again (docs/safety.md).
 An entry that cannot be taken off the result textually (the one on top built on its code:
 changed or found its lines), or whose plan there does not give the result back, is not proven
 again: the entry on top then depends on its code, which is the reading `requires:` gives; that
-is said, not refused."""
+is said, not refused.
+
+Each run of an entry's rewrites is kept by (entry, file, input bytes), the planned ones with their
+proof: proving again never runs an entry a second time on bytes it already ran on (import's dry
+run counts one run per input: tests/importing/test_import_one_pass.py).
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +44,7 @@ from radpatch.state.record import ABSENT, Store, state_sha
 
 Say = Callable[[str], None]
 Entry = tuple[Patch, tuple[Rewrite, ...]]
+Key = tuple[str, str, Path, str]  # entry name and digest, file, sha256 of the bytes it ran on
 
 
 @dataclass
@@ -52,12 +59,25 @@ class Below:
     named: dict[tuple[str, Path], Entry] = field(default_factory=dict)  # the run's entries, by name and file
     # each file's recorded entries under the run's first change of it, and the bytes under them
     recorded: dict[Path, tuple[list[Entry], bytes | None]] = field(default_factory=dict)
+    # each entry's runs: input -> its result (None: refused), and whether that result was proven (planned)
+    runs: dict[Key, tuple[bytes | None, bool]] = field(default_factory=dict)
+
+    def ran(self, patch: Patch, path: Path, data: bytes) -> tuple[bytes | None, bool] | None:
+        return self.runs.get(_key(patch, path, data))
+
+    def keep(self, patch: Patch, path: Path, data: bytes, result: bytes | None, proven: bool) -> None:
+        self.runs[_key(patch, path, data)] = (result, proven)
+
+
+def _key(patch: Patch, path: Path, data: bytes) -> Key:
+    return (patch.name, patch.digest, path, hashlib.sha256(data).hexdigest())
 
 
 def reprove(below: Below, ps: PatchState, f: FileState, before: bytes | None, after: bytes, env: PythonEnv) -> None:
     """Prove each entry under `ps`'s file `f` again on `after` (`before`: the file before `ps`);
     refuse `ps` when one of them is refused there. Then `ps` counts as under the run's later entries."""
     top = ps.patch.name
+    below.keep(ps.patch, f.path, before or b"", after, proven=True)
     run = below.planned.get(f.path, [])
     if f.path not in below.recorded:  # read on the file as the run first changes it
         below.recorded[f.path] = _recorded(below, ps, f, before)
@@ -70,13 +90,18 @@ def reprove(below: Below, ps: PatchState, f: FileState, before: bytes | None, af
         without = _off(patch, rws, after, f.path)
         if without is None and base is not None:
             if replays is None:
-                replays = ast_equal(_replayed(stack, -1, base, f.path) or b"", after)
-            without = _replayed(stack, k, base, f.path) if replays else None
+                replays = ast_equal(_replayed(below, stack, -1, base, f.path) or b"", after)
+            without = _replayed(below, stack, k, base, f.path) if replays else None
         if without is None:
             _not_reproven(below, top, patch.name, f.relpath)
             continue
+        known = below.ran(patch, f.path, without)
+        if known is not None and known[0] is not None and known[1]:  # planned and proven on these bytes already
+            if not ast_equal(known[0], after):
+                _not_reproven(below, top, patch.name, f.relpath)
+            continue
         try:
-            again = plan.plan(patch, rws, f.module, f.path, without, env)
+            again = plan.plan(patch, rws, f.module, f.path, without, env, known[0] if known else None)
         except RewriteRefused as exc:
             if "(ambiguous)" in exc.detail:  # the one on top wrote a second copy of what it finds (matching.Ambiguous)
                 _not_reproven(below, top, patch.name, f.relpath)
@@ -84,6 +109,7 @@ def reprove(below: Below, ps: PatchState, f: FileState, before: bytes | None, af
             raise _undoes(top, patch.name, f.relpath, exc) from None
         except RefusedError as exc:
             raise _undoes(top, patch.name, f.relpath, exc) from None
+        below.keep(patch, f.path, without, again.after, proven=True)
         if not ast_equal(again.after, after):  # the one on top changed its code: not what it leaves
             _not_reproven(below, top, patch.name, f.relpath)
     below.planned.setdefault(f.path, []).append(((ps.patch, f.rewrites), before or b""))
@@ -97,16 +123,24 @@ def _off(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, path: Path) -> byt
         return None
 
 
-def _replayed(stack: list[Entry], skip: int, base: bytes, path: Path) -> bytes | None:
-    """The entries of `stack` but the one at `skip` run in order on `base` (None: one does not apply)."""
+def _replayed(below: Below, stack: list[Entry], skip: int, base: bytes, path: Path) -> bytes | None:
+    """The entries of `stack` but the one at `skip` run in order on `base` (None: one does not
+    apply); a run on bytes the entry already ran on is not repeated."""
     data = base
     for k, (patch, rws) in enumerate(stack):
         if k == skip:
             continue
-        try:
-            data = forward(patch, rws, data, str(path))
-        except RadpatchError:
+        known = below.ran(patch, path, data)
+        if known is None:
+            try:
+                result: bytes | None = forward(patch, rws, data, str(path))
+            except RadpatchError:
+                result = None
+            below.keep(patch, path, data, result, proven=False)
+            known = (result, False)
+        if known[0] is None:
             return None
+        data = known[0]
     return data
 
 
