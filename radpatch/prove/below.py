@@ -11,7 +11,7 @@ instead: the other entries' rewrites replayed on the bytes under the lowest of t
 original), used only when replaying them all with it gives the result. A refusal there
 refuses the entry on top with the lower entry's refusal. The entries under it are those planned
 earlier in the run, and those radpatch's record says the file carries whose entry a loaded
-registry has; one no loaded registry has is not proven again (docs/safety.md).
+registry has; one no loaded registry has is not proven again, and that is said (docs/safety.md).
 
 An entry that cannot be taken off the result textually (the one on top built on its code:
 changed or found its lines), or whose plan there does not give the result back, is not proven
@@ -160,6 +160,12 @@ def _recorded(below: Below, ps: PatchState, f: FileState, before: bytes | None) 
     loaded = {p.name: (p, rws) for p, rws in given if p.name in records and records[p.name].registry_digest == p.digest}
     links = [ln for ln in walked[0] if ln.patch != ps.patch.name]
     out = [loaded[ln.patch] for ln in links if ln.patch in loaded]
+    for name in dict.fromkeys(ln.patch for ln in links if ln.patch not in loaded):
+        below.say(
+            f"{ps.patch.name}: {f.relpath} carries {name} (radpatch's record), whose entry no loaded registry has "
+            f"in the revision applied, so {name} is not proven again on {ps.patch.name}'s result: give its "
+            f"registry with --registry, or re-apply it, to have it proven"
+        )
     if not links or len(out) < len(links):
         return out, None
     first = links[0].file.original_sha256
