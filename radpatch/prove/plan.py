@@ -35,10 +35,17 @@ class PlannedFile:
 
 @pausing
 def plan(
-    patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes, python: PythonEnv | None = None
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    module: str,
+    path: Path,
+    before: bytes,
+    python: PythonEnv | None = None,
+    ran: bytes | None = None,
 ) -> PlannedFile:
+    """`ran`: the rewrites' result on `before` when they already ran on it (prove.below), proven here."""
     filename = str(path)
     analyse(before, module, filename)  # one parse of the original, for its proofs and the rewrites' index both
-    after = forward(patch, rws, before, filename)
+    after = forward(patch, rws, before, filename) if ran is None else ran
     pyc = prove(patch, rws, before, after, filename, python, module)
     return PlannedFile(module, path, before, after, pyc=pyc)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from radpatch.errors import RefusedError
 from radpatch.install.environment import Installed, PythonEnv
-from radpatch.prove import adopt, plan, undo
+from radpatch.prove import adopt, below, plan, undo
+from radpatch.prove.carried_too import Others
 from radpatch.prove.form import refuse_if_present
 from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.prove.undo import Overlay
@@ -57,12 +58,17 @@ def for_apply(
     adopted: dict[str, adopt.Adopted],
     env: PythonEnv,
     say: Say,
+    others: Others | None = None,
 ) -> list[Change]:
     """apply's changes, in the order they are made, each planned on what the earlier ones leave
     and proven: the patches it re-applies come off (`redo`, newest first) and go on again in their
-    current revision, then every other patch named goes on (`adopted`: planned already)."""
+    current revision, then every other patch named goes on (`adopted`: planned already). Each
+    entry under one on its file (planned earlier, or recorded and in `others`) is proven again on
+    its result (prove.below)."""
     changes: list[Change] = []
     overlay: Overlay = {}
+    under = below.Below(others, say)
+    under.named.update(((n, f.path), (ps.patch, f.rewrites)) for n, ps in states.items() for f in ps.files)
     for name in redo:
         deleted: dict[Path, tuple[Path, ...]] = {}
         off = undo.take_off(states[name], set(redo), overlay, say, deleted)
@@ -80,13 +86,13 @@ def for_apply(
             if ps.record and ps.record.registry_digest != patch.digest:
                 say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
             created: set[Path] = set()
-            changes.append(change(ps, _planned(ps, _entry_files(ps), env, overlay, created), created=created))
+            changes.append(change(ps, _planned(ps, _entry_files(ps), env, overlay, created, under), created=created))
             continue
         if ps.declined:
             say(f"{patch.name}: {ps.reason}; nothing to apply")
             continue
         if patch.name in adopted:
-            changes.append(_adopt(ps, adopted[patch.name], env, overlay))
+            changes.append(_adopt(ps, adopted[patch.name], env, overlay, under))
             continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
@@ -97,7 +103,7 @@ def for_apply(
         if ps.state is not State.NOT_APPLIED:
             raise refused(ps, "apply")
         created = set()
-        changes.append(change(ps, _planned(ps, list(ps.files), env, overlay, created), created=created))
+        changes.append(change(ps, _planned(ps, list(ps.files), env, overlay, created, under), created=created))
     one_root(changes)
     return changes
 
@@ -117,11 +123,11 @@ def _applies_on_wheel(ps: PatchState, f: FileState, env: PythonEnv) -> bool:
     return True
 
 
-def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Overlay) -> Change:
+def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Overlay, under: below.Below) -> Change:
     """A patch some of whose files are adopted (planned already) and the rest applied as usual."""
     normal = [f for f in ps.files if f.path not in adopted.files]
     created = set(adopted.created)
-    planned = {c.path: c for c in _planned(ps, normal, env, overlay, created)}
+    planned = {c.path: c for c in _planned(ps, normal, env, overlay, created, under)}
     for path, fc in adopted.files.items():
         overlay[path] = fc.after
     files = [adopted.files.get(f.path) or planned[f.path] for f in ps.files]
@@ -131,10 +137,16 @@ def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Over
 
 
 def _planned(
-    ps: PatchState, files: list[FileState], env: PythonEnv, overlay: Overlay, created: set[Path]
+    ps: PatchState,
+    files: list[FileState],
+    env: PythonEnv,
+    overlay: Overlay,
+    created: set[Path],
+    under: below.Below | None = None,
 ) -> list[plan.PlannedFile]:
     """Each file planned on what the run's earlier changes leave of it; `created` gets the files
-    whose state before is no file (planned on an empty module: Operation.CREATES)."""
+    whose state before is no file (planned on an empty module: Operation.CREATES); with `under`
+    (apply), the entries under it there proven again on its result (prove.below)."""
     out = []
     for f in files:
         before = overlay[f.path] if f.path in overlay else f.data if f.exists else None
@@ -170,6 +182,8 @@ def _planned(
             if refusal is exc:
                 raise
             raise refusal from None
+        if under is not None:
+            below.reprove(under, ps, f, before, change.after, env)
         overlay[f.path] = change.after
         out.append(change)
     return out

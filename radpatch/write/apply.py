@@ -76,7 +76,7 @@ def apply(
         with import_watch.watching(", ".join(p.name for p in patches)) as watched:  # the target's children watched
             adopted = adopt.adoption(patches, states, redo, env, wheel, said.append, others)  # 3. files carrying it
             states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
-            changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
+            changes = run.for_apply(patches, states, redo, adopted, env, said.append, others)  # 3. every change, proven
         apply_check.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
     except Held:  # a takeover an applied entry's `requires:` holds: refused before any record is taken over
         raise
