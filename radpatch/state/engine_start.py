@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from importlib.machinery import EXTENSION_SUFFIXES
+from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SUFFIXES
 from pathlib import Path
 
 from radpatch.files import extension_twin, read_regular
@@ -216,13 +216,18 @@ def _file_state(
 
 
 def _package_twin(root: Path, f: FileRecord) -> str | None:
-    """`pkg/m/__init__.py` made beside the recorded `pkg/m.py`: Python imports the package, not the
-    file radpatch patched (install.module_choice.package_file, which `status` locates by)."""
+    """`pkg/m/__init__.py` (or an `__init__` extension module or sourceless `.pyc`) made beside the
+    recorded `pkg/m.py`: Python imports the package, not the file radpatch patched (status reads it
+    drifted too)."""
     if not f.path.endswith(".py") or f.path.endswith("/__init__.py") or f.path == "__init__.py":
         return None
-    twin = f.path[: -len(".py")] + "/__init__.py"
-    init = root / twin
-    return twin if init.is_file() or init.is_symlink() else None
+    stem = f.path[: -len(".py")] + "/__init__"
+    # the path finder's loaders in its order: an `__init__` of any of them makes the directory the package
+    for suffix in (*EXTENSION_SUFFIXES, *SOURCE_SUFFIXES, *BYTECODE_SUFFIXES):
+        init = root / (stem + suffix)
+        if init.is_file() or init.is_symlink():
+            return stem + suffix
+    return None
 
 
 def _imported_path(module: str) -> Path | None:
