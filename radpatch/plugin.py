@@ -32,8 +32,9 @@ import sys
 import time
 from pathlib import Path
 
-from radpatch.errors import RadpatchError
+from radpatch.errors import EnvironmentProblem, RadpatchError
 from radpatch.errors import RequiredPatchMissing as RequiredPatchMissing  # raised here, imported from here
+from radpatch.state import zipped
 from radpatch.state.engine_start import PACKAGE
 from radpatch.state.engine_start import PatchCheck as PatchCheck  # the check's records and call, imported from here too
 from radpatch.state.engine_start import Seen as Seen
@@ -119,6 +120,14 @@ def package_root() -> Path:
     init = getattr(module, "__file__", None)
     if not init:
         raise RuntimeError(f"{PACKAGE} is not imported in this process")
+    inside = zipped.split(os.path.abspath(init))
+    if inside is not None:  # zipimport: no site-packages radpatch could have patched holds this vllm
+        raise EnvironmentProblem(
+            f"{PACKAGE} is imported from the zip archive {inside[0]} ({inside[1]}), not from an installed "
+            "site-packages: the patches radpatch applied there do not run",
+            f"take {inside[0]} off the import path (PYTHONPATH, sys.path, a .pth file) so that the installed "
+            f"{PACKAGE} runs",
+        )
     here = Path(os.path.abspath(init)).parent.parent
     resolved = Path(init).resolve().parent.parent
     if resolved != here and Store(resolved).records() and not Store(here).records():
