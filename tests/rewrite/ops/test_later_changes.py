@@ -25,7 +25,7 @@ from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from tests.lib.blocks import indent
 from tests.lib.generated import sample, seeds
-from tests.lib.later_edits import EDITS, NAMES, REMOVED, element, item, module
+from tests.lib.later_edits import ADDED, EDITS, NAMES, REMOVED, element, item, module
 from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
 
@@ -149,7 +149,7 @@ def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | 
         patched = _alone(before, kind, make, scope, later)
     else:
         refused, patched = None, change.after.decode()
-    return took_effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit)), refused
+    return took_effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit), ADDED.get(edit)), refused
 
 
 def _alone(before: str, kind: str, make: object, scope: str, later: list[str]) -> str:
