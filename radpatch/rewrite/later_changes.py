@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from radpatch.rewrite.later_runs import Unfollowed, reaches, runs_after
-from radpatch.rewrite.list_replay import edit_survives
+from radpatch.rewrite.list_replay import dynamic, edit_survives
 from radpatch.rewrite.name_bindings import binding_sites
 
 # methods that leave the edited entry or element where it is, per literal kind
@@ -125,7 +125,7 @@ def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str,
 def _constants(node: ast.expr, body: list[ast.stmt]) -> list[ast.expr] | None:
     """A name every binding of which in the scope (`body`) is `k = <constant>`, as those constants
     (`k = "other"` / `if c: k = "alt"` / `CFG[k] = 3`: one of two other keys, later2 #2); else None."""
-    if not isinstance(node, ast.Name) or not body:
+    if not isinstance(node, ast.Name) or not body or _unread_store(body, node.id):
         return None
     sites = binding_sites(body, node.id, "module")
     found = {id(t): s.value for s in ast.walk(ast.Module(body, [])) if isinstance(s, ast.Assign) for t in s.targets}
@@ -140,13 +140,21 @@ def _constants(node: ast.expr, body: list[ast.stmt]) -> list[ast.expr] | None:
 def _constant(node: ast.expr, body: list[ast.stmt]) -> ast.expr:
     """A name the scope (`body`) binds once, by `k = <constant>`, as that constant (`k = "other"` /
     `CFG[k] = 3`: another key); any other node as it is."""
-    if not isinstance(node, ast.Name) or not body:
+    if not isinstance(node, ast.Name) or not body or _unread_store(body, node.id):
         return node
     sites = binding_sites(body, node.id, "module")  # a module's count: also a `global` function's stores
     for stmt in ast.walk(ast.Module(body, [])) if len(sites) == 1 else ():
         if isinstance(stmt, ast.Assign) and stmt.targets == sites and isinstance(stmt.value, ast.Constant):
             return stmt.value
     return node
+
+
+def _unread_store(body: list[ast.stmt], name: str) -> bool:
+    """Whether the scope may bind `name` in a way binding_sites does not list (att56 F9:
+    `globals()["k"] = "timeout"`, `vars()`, `exec`, `setattr`, `sys.modules[__name__].k = ...`)."""
+    module = ast.Module(body, [])
+    stored = (n for n in ast.walk(module) if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load))
+    return dynamic(module) or any(n.attr == name for n in stored)
 
 
 def _named(node: ast.AST, names: frozenset[str]) -> bool:

@@ -1,9 +1,11 @@
 """A list's later changes replayed on the values (issue 21, later2 #2): where every later statement
 that names the list is a plain top-level statement of the scope changing it by literals
 (`FLAGS[0] = "z"`, `del FLAGS[0]`, `FLAGS.pop()`, `FLAGS.insert(0, "z")`, `x = FLAGS.count("a")`),
-the original and the edited list are both run through them, and the edit is kept exactly where the
-two end different (and, for a removal, without the removed element put back; an edited list a step
-raises on is undone: the module would not import). Anything else (the name in a function, a loop,
+the original and the edited list are both run through them, and the edit is kept exactly where it is
+still in effect in the final values (`in_effect`: an added element there more times than in the
+original's, a removed one not put back and the two ending different; att56 F6:
+"the two end different" kept a "c" a later `FLAGS.pop()` takes; an edited list a step raises on is
+undone: the module would not import). Anything else (the name in a function, a loop,
 a branch, another name, a call given it, a value that is not a literal) cannot be replayed, and the
 positions stay read conservatively (rewrite.later_changes).
 
@@ -32,7 +34,7 @@ def edit_survives(
     for s in body:
         seen_bound = seen_bound or s is top[0]
         named = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s))
-        if s is top[0] or not named and not _dynamic(s):
+        if s is top[0] or not named and not dynamic(s):
             continue
         step = _step(s, name) if seen_bound else None
         if step is None:
@@ -43,14 +45,22 @@ def edit_survives(
         return None  # the original itself fails there: nothing to compare
     if _run(steps, after) is None:
         return False
-    if mode != "remove":
-        return before != after
-    removed = _literal(ast.parse(part.strip(), mode="eval").body)
-    return None if removed is None else before != after and removed[0] not in after
+    element = _literal(ast.parse(part.strip(), mode="eval").body)
+    return None if element is None or mode not in ("add", "remove") else in_effect(before, after, element[0], mode)
 
 
-def _dynamic(s: ast.stmt) -> bool:
-    """A statement that may reach the list other than by its name (`globals()`, `vars()`, `exec`)."""
+def in_effect(before: list[Any], after: list[Any], element: Any, mode: str) -> bool:
+    """Whether the edit is still in effect in the final values (att56 F6): an added element there more
+    times than in the original's (`FLAGS.pop()` takes a "c" added last: not); for a removal, values
+    that end different and the element not put back. Where an element placed `after:` ends is not
+    compared (a later `sort` is kept as harmless before any replay: rewrite.later_changes)."""
+    if mode == "remove":
+        return before != after and element not in after
+    return after.count(element) > before.count(element)
+
+
+def dynamic(s: ast.AST) -> bool:
+    """A node that may reach a name other than by it (`globals()`, `vars()`, `exec`): the list, a key variable."""
     calls = (n.func.id for n in ast.walk(s) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
     return any(c in ("globals", "vars", "locals", "exec", "eval", "setattr", "getattr") for c in calls)
 

@@ -33,6 +33,7 @@ EDITS = {
     "set remove": ("set", lambda s: element(s, kind="set", element='"b"', remove=True)),
 }
 REMOVED = {"dict remove": '"retries"', "list remove": '"b"', "set remove": '"b"'}
+ADDED = {"list add": '"c"', "list add after": '"c"'}  # a list element added must stay there (att56 F6)
 
 
 def module(kind: str, later: list[str], scope: str) -> str:

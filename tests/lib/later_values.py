@@ -30,18 +30,30 @@ def value(name):
         return "raised"
     return state(getattr(getattr(m, "K", m), sys.argv[2]))
 a, b = value("original"), value("patched")
-back = len(sys.argv) > 3 and b != "raised" and eval(sys.argv[3]) in b  # a removed element or key put back
+back = sys.argv[3] == "remove" and b != "raised" and eval(sys.argv[4]) in b  # a removed element or key put back
+if sys.argv[3] == "add" and "raised" not in (a, b):
+    back = b.count(eval(sys.argv[4])) <= a.count(eval(sys.argv[4]))  # an element added taken again (att56 F6)
 print("same" if a == "raised" or b == "raised" or a == b or back else "differs", a == "raised")
 """
 
 
-def took_effect(tmp: Path, original: str, patched: str, name: str, removed: str | None = None) -> bool | None:
+def took_effect(
+    tmp: Path,
+    original: str,
+    patched: str,
+    name: str,
+    removed: str | None = None,
+    added: str | None = None,
+) -> bool | None:
     """Whether the patched module ends with another value of `name` than the original (None: the
     original does not import; False: the patched one does not either). For a removal, `removed` (the
-    element or key, as Python text) must stay out of it too (att52 #2a: one put back undoes it)."""
+    element or key, as Python text) must stay out of it too (att52 #2a: one put back undoes it). For a
+    list element `added` (as Python text), the edit must be in effect (att56 F6: `FLAGS.pop()` takes a
+    "c" added last): the element there more times than in the original's value."""
     (tmp / "original.py").write_text(original)
     (tmp / "patched.py").write_text(patched)
-    out = fresh_run(sys.executable, _RUN, [str(tmp), name, *([removed] if removed else [])])
+    edit = ["remove", removed] if removed else ["add", added] if added else ["differs"]
+    out = fresh_run(sys.executable, _RUN, [str(tmp), name, *edit])
     assert out.returncode == 0, out.stderr
     said, broken = out.stdout.split()
     return None if broken == "True" else said == "differs"

@@ -25,7 +25,7 @@ from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from tests.lib.blocks import indent
 from tests.lib.generated import sample, seeds
-from tests.lib.later_edits import EDITS, NAMES, REMOVED, element, item, module
+from tests.lib.later_edits import ADDED, EDITS, NAMES, REMOVED, element, item, module
 from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
 
@@ -52,6 +52,8 @@ LATER = {
         'k = "other"\nif CFG:\n    k = "timeout"\nCFG[k] = 3',  # bound twice: may be the key
         'k = "other"\nif CFG:\n    k = "alt"\nCFG[k] = 3',  # bound twice, never the key (later2)
         'k = "other"\nfor k in ["timeout"]:\n    pass\nCFG[k] = 3',  # bound by a loop: may be the key
+        'k = "other"\nglobals()["k"] = "timeout"\nCFG[k] = 3',  # att56 F9: a store radpatch does not read
+        'import sys\nk = "other"\nsys.modules[__name__].k = "timeout"\nCFG[k] = 3',
         'for CFG["timeout"] in [5]:\n    pass',
         'if len(CFG) > 1:\n    CFG["timeout"] = 2',
         'class _D:\n    CFG["timeout"] = 2',  # att52 #2b: a class body runs at once
@@ -128,6 +130,9 @@ MAY = {
 }
 MAY |= {'FLAGS.remove("a")'}  # a key bound twice, each time to a constant, is one of them: exact (later2)
 MAY |= {'k = "other"\nfor k in ["timeout"]:\n    pass\nCFG[k] = 3'}  # a loop's variable: any key
+# a key variable a store radpatch does not read may rebind (in a class body the module's `k` is another name)
+MAY |= {'k = "other"\nglobals()["k"] = "timeout"\nCFG[k] = 3'}
+MAY |= {'import sys\nk = "other"\nsys.modules[__name__].k = "timeout"\nCFG[k] = 3'}
 # a list's positions changed by plain top-level statements alone are replayed (rewrite.list_replay,
 # later2 #2): exact on their own; beside a statement that cannot be replayed (an alias) still MAY
 REPLAYED = {'FLAGS[0] = "z"', "del FLAGS[0]", "FLAGS.pop()", 'FLAGS.remove("a")'}
@@ -149,7 +154,7 @@ def outcome(tmp: Path, edit: str, later: list[str], scope: str) -> tuple[bool | 
         patched = _alone(before, kind, make, scope, later)
     else:
         refused, patched = None, change.after.decode()
-    return took_effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit)), refused
+    return took_effect(tmp, before, patched, NAMES[kind], REMOVED.get(edit), ADDED.get(edit)), refused
 
 
 def _alone(before: str, kind: str, make: object, scope: str, later: list[str]) -> str:

@@ -21,7 +21,7 @@ import pytest
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from tests.lib.generated import sample
-from tests.lib.later_edits import EDITS, NAMES, REMOVED, module
+from tests.lib.later_edits import ADDED, EDITS, NAMES, REMOVED, module
 from tests.lib.later_values import took_effect
 from tests.lib.rewrites import patch_of
 
@@ -95,7 +95,7 @@ def test_refused_exactly_where_a_function_run_at_import_undoes_the_edit(
         after = module(kind, [later], scope).replace(module(kind, [], scope), edited.after.decode(), 1)
     else:
         refused = None
-    took = took_effect(tmp_path, before, after, NAMES[kind], REMOVED.get(edit))
+    took = took_effect(tmp_path, before, after, NAMES[kind], REMOVED.get(edit), ADDED.get(edit))
     if took is None:
         return  # the original does not import: no value to compare
     if not took:

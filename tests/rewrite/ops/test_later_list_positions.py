@@ -49,6 +49,9 @@ STEPS = [
     'FLAGS.remove("a")',
     "FLAGS.sort()",
     'x = FLAGS.index("a")',
+    "FLAGS.pop(-1)",
+    'FLAGS[-1:] = ["z"]',
+    'FLAGS.append("c")',
 ]
 WRAPS = {"plain": "{s}", "under an if": "if True:\n    {s}", "through another name": "A = FLAGS\n{t}"}
 SCOPES = ("<module>", "K")
@@ -89,7 +92,8 @@ def test_refused_exactly_where_the_positions_undo_the_edit(
         refused = exc.message
         bare = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), module([], scope).encode()).after.decode()
         after = before.replace(module([], scope), bare, 1)
-    took = took_effect(tmp_path, before, after, "FLAGS", '"b"' if edit == "remove b" else None)
+    removed, added = ('"b"', None) if edit == "remove b" else (None, '"c"')
+    took = took_effect(tmp_path, before, after, "FLAGS", removed, added)
     if took is None:
         return  # the original does not import
     if not took:
