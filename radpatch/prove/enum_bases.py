@@ -4,8 +4,10 @@ base `ModeBase(enum.Enum)` imported from another module of the package). The rew
 the class header itself says (rewrite/ops/common/class_facts.special_class); this follows each base
 (and the metaclass) without importing anything: a class of the same module defined above it, a name
 imported from another module (absolute, relative, aliased, re-exported through a package
-`__init__`), read from the target's import path (apply) or the package's files from the wheel
-(verify), to one of enum's classes or EnumMeta/EnumType. Depth-bounded and cycle-safe.
+`__init__`, a star import as `__all__` says: prove.star_exports), a nested class (`Kinds.Base`),
+every binding of the name that may be in effect (`try`/`except ImportError`, `if`/`else`: an enum
+in one of them may be one), read from the target's import path (apply) or the package's files from
+the wheel (verify), to one of enum's classes or EnumMeta/EnumType. Depth-bounded and cycle-safe.
 
 A base that cannot be followed (a module outside what the reader has, a call, a dynamic module) is
 unknown: the constant is refused only when that base's name or module says `enum`/`Flag` (it may
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 from radpatch.prove.names.import_lookup import resolved
 from radpatch.prove.refusal import Refusal
-from radpatch.prove.star_exports import Read
+from radpatch.prove.star_exports import Read, star_binds
 from radpatch.registry.model import Rewrite
 from radpatch.rewrite.ops.common.payload_items import payload
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
@@ -115,39 +117,101 @@ def _unknown(said: str) -> tuple[bool | None, str]:
 def _name(
     read: Read, m: _ReadModule, name: str, attrs: list[str], line: int | None, seen: tuple[str, ...]
 ) -> tuple[bool | None, str]:
-    """What `name` (then `.attrs`) of module `m` is, bound above `line` (None: anywhere at module level)."""
+    """What `name` (then `.attrs`) of module `m` is, bound above `line` (None: anywhere at module level).
+    Every binding that may be in effect counts (att56 F5: `try`/`except ImportError`, `if`/`else`):
+    back from the last one to the last that runs unconditionally. An enum in all: an enum; in some:
+    it may be one."""
     key = f"{m.name[0] if m.name else '?'}:{name}.{'.'.join(attrs)}"
     if key in seen or len(seen) >= _DEPTH:
         return _unknown(name)
     seen = (*seen, key)
+    top = {id(n) for n in m.tree.body}
+    told: list[tuple[bool | None, str]] = []
     for n in reversed(_module_level(m.tree.body)):
         if line is not None and n.lineno >= line:
             continue
-        if isinstance(n, ast.ClassDef) and n.name == name:
-            return _class(read, m, n, seen) if not attrs else (False, "")
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+        got = _binding(read, m, n, name, attrs, seen)
+        if got is None:
+            continue
+        told.append(got[0])
+        if got[1] and id(n) in top:
+            break
+    else:  # no binding that surely runs: the name may be unbound here (a builtin, or NameError)
+        told.append((False, "") if name in _BUILTINS and not attrs else _unknown(".".join([name, *attrs])))
+    enums = [t for t in told if t[0]]
+    if enums:
+        if len(enums) == len(told):
+            return enums[0]
+        return None, f"{enums[0][1]}, in one of the bindings of {name!r} that may be in effect"
+    return next((t for t in told if t[0] is None), (False, ""))
+
+
+def _binding(
+    read: Read, m: _ReadModule, n: ast.stmt, name: str, attrs: list[str], seen: tuple[str, ...]
+) -> tuple[tuple[bool | None, str], bool] | None:
+    """What statement `n` binds `name` to (then `.attrs`), and whether it surely binds it; None: it does not."""
+    if isinstance(n, ast.ClassDef) and n.name == name:
+        return _class_attr(read, m, n, attrs, seen), True
+    value = None
+    if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+        value = n.value
+    if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
+        value = n.value
+    if value is not None:
+        for attr in attrs:
+            value = ast.Attribute(value, attr, ast.Load())
+        return _expr(read, m, value, n.lineno, seen), True
+    if isinstance(n, ast.ImportFrom):
+        for a in n.names:
+            base = resolved(n, m.name)
+            if a.name == "*":  # att56 F3: a star import binds what the module exports (`__all__`)
+                star = _star(read, base, name, attrs, seen)
+                if star is not None:
+                    return star
+            elif (a.asname or a.name) == name:
+                return (_unknown(a.name) if base is None else _in_module(read, base, [a.name, *attrs], seen)), True
+    if isinstance(n, ast.Import):
+        for a in n.names:
+            if a.asname == name:
+                return _in_module(read, a.name, attrs, seen), True
+            if a.asname is None and a.name.split(".")[0] == name:
+                dotted = a.name.split(".")
+                k = 1
+                while k < len(dotted) and k <= len(attrs) and attrs[k - 1] == dotted[k]:
+                    k += 1
+                return _in_module(read, ".".join(dotted[:k]), attrs[k - 1 :], seen), True
+    return None
+
+
+def _star(
+    read: Read, base: str | None, name: str, attrs: list[str], seen: tuple[str, ...]
+) -> tuple[tuple[bool | None, str], bool] | None:
+    """`from base import *` for `name`: what it binds it to, and whether surely; None: it does not bind it."""
+    if base is None:
+        return _unknown(name), False
+    if base == "enum":
+        return ((not attrs, ""), True) if name in _ENUM_CLASSES else None
+    binds = star_binds(read, base, name)
+    if binds is False:
+        return None
+    return _in_module(read, base, [name, *attrs], seen), binds is True
+
+
+def _class_attr(
+    read: Read, m: _ReadModule, node: ast.ClassDef, attrs: list[str], seen: tuple[str, ...]
+) -> tuple[bool | None, str]:
+    """Class `node`, then its attribute `attrs` (att56 F4: a nested class `Kinds.Base` as a base)."""
+    if not attrs:
+        return _class(read, m, node, seen)
+    for n in reversed(_module_level(node.body)):
+        if isinstance(n, ast.ClassDef) and n.name == attrs[0]:
+            return _class_attr(read, m, n, attrs[1:], seen)
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attrs[0] for t in n.targets):
             value = n.value
-            for attr in attrs:
+            for attr in attrs[1:]:
                 value = ast.Attribute(value, attr, ast.Load())
             return _expr(read, m, value, n.lineno, seen)
-        if isinstance(n, ast.ImportFrom):
-            for a in n.names:
-                if (a.asname or a.name) == name:
-                    base = resolved(n, m.name)
-                    return _unknown(a.name) if base is None else _in_module(read, base, [a.name, *attrs], seen)
-        if isinstance(n, ast.Import):
-            for a in n.names:
-                if a.asname == name:
-                    return _in_module(read, a.name, attrs, seen)
-                if a.asname is None and a.name.split(".")[0] == name:
-                    dotted = a.name.split(".")
-                    k = 1
-                    while k < len(dotted) and k <= len(attrs) and attrs[k - 1] == dotted[k]:
-                        k += 1
-                    return _in_module(read, ".".join(dotted[:k]), attrs[k - 1 :], seen)
-    if name in _BUILTINS and not attrs:
-        return False, ""
-    return _unknown(".".join([name, *attrs]))
+    return _unknown(".".join([node.name, *attrs]))
 
 
 def _in_module(read: Read, module: str, attrs: list[str], seen: tuple[str, ...]) -> tuple[bool | None, str]:

@@ -40,12 +40,49 @@ def layout(where: str, kind: str) -> tuple[dict[str, str], str, str]:
     if where == "metaclass":  # the base is not one radpatch can follow (a call): the metaclass tells
         meta = f'import enum as _e\n\nBase = getattr(_e, "{kind}")\n\n\nclass Meta(_e.EnumMeta):\n    pass\n'
         return {"rpmodes/base.py": meta}, "from rpmodes.base import Base, Meta\n", "Base, metaclass=Meta"
+    return _more(where, kind, base, files)
+
+
+def _more(where: str, kind: str, base: str, files: dict[str, str]) -> tuple[dict[str, str], str, str]:
+    """att56 F3-F5: a star import (`__all__` respected), a nested class, a name bound more than once."""
+    plain = "class EnumLikeBase:\n    def describe(self):\n        return 'x'\n"
+    if where == "star":
+        return files, "from rpmodes.base import *\n", "ModeBase"
+    if where == "star-init":
+        init = {"rpmodes/__init__.py": "from rpmodes.base import *\n"}
+        return {**files, **init}, "from rpmodes import ModeBase\n", "ModeBase"
+    if where in ("nested", "nested-imported"):
+        kinds = f"import enum\n\n\nclass Kinds:\n    class Base(enum.{kind}):\n        pass\n"
+        if where == "nested":
+            return {}, kinds, "Kinds.Base"
+        return {"rpmodes/base.py": kinds}, "from rpmodes.base import Kinds\n", "Kinds.Base"
+    if where == "try-except":
+        header = "try:\n    from rpmodes.base import ModeBase\nexcept ImportError:\n    ModeBase = object\n"
+        return files, header, "ModeBase"
+    if where == "if-else":
+        header = (
+            "import sys\n\nif sys.version_info >= (3, 0):\n    from rpmodes.base import ModeBase\n"
+            "else:\n\n    class ModeBase:\n        pass\n"
+        )
+        return files, header, "ModeBase"
+    if where == "star-plain":  # not an enum, though its name says Enum: followed, it goes in
+        return {"rpmodes/base.py": plain}, "from rpmodes.base import *\n", "EnumLikeBase"
+    if where == "star-excluded":  # the star import's `__all__` leaves its enum out: the plain base stays
+        shadow = f'import enum\n\n__all__ = ["helper"]\n\n\nclass EnumLikeBase(enum.{kind}):\n    pass\n\n\n'
+        shadow += "def helper():\n    return 1\n"
+        header = "from rpmodes.plain import EnumLikeBase\nfrom rpmodes.base import *\n"
+        return {"rpmodes/plain.py": plain, "rpmodes/base.py": shadow}, header, "EnumLikeBase"
     assert where == "not-enum"
     plain = "class ModeBase:\n    def describe(self):\n        return 'x'\n"
     return {"rpmodes/base.py": plain}, "from rpmodes.base import ModeBase\n", "ModeBase"
 
 
-WHERE = ["same", "absolute", "relative", "reexport", "alias", "two-levels", "metaclass", "not-enum"]
+NOT_ENUM = ["not-enum", "star-plain", "star-excluded"]  # Mode is a plain class: a constant goes in
+WHERE = [
+    *("same", "absolute", "relative", "reexport", "alias", "two-levels", "metaclass"),
+    *("star", "star-init", "nested", "nested-imported", "try-except", "if-else"),
+    *NOT_ENUM,
+]
 
 
 def core(header: str, bases: str, kind: str, extra: str = "") -> str:
