@@ -127,7 +127,12 @@ def _constants(node: ast.expr, body: list[ast.stmt]) -> list[ast.expr] | None:
     (`k = "other"` / `if c: k = "alt"` / `CFG[k] = 3`: one of two other keys, later2 #2); else None."""
     if not isinstance(node, ast.Name) or not body or _unread_store(body, node.id):
         return None
-    sites = binding_sites(body, node.id, "module")
+    return _plain_constants(body, node.id)
+
+
+def _plain_constants(body: list[ast.stmt], name: str) -> list[ast.expr] | None:
+    """The constants of `name = <constant>`, where those are all the bindings binding_sites lists; else None."""
+    sites = binding_sites(body, name, "module")
     found = {id(t): s.value for s in ast.walk(ast.Module(body, [])) if isinstance(s, ast.Assign) for t in s.targets}
     values = [found.get(id(t)) for t in sites]
     return (
@@ -149,12 +154,32 @@ def _constant(node: ast.expr, body: list[ast.stmt]) -> ast.expr:
     return node
 
 
-def _unread_store(body: list[ast.stmt], name: str) -> bool:
+def _unread_store(body: list[ast.stmt], name: str, seen: frozenset[str] = frozenset()) -> bool:
     """Whether the scope may bind `name` in a way binding_sites does not list (att56 F9:
-    `globals()["k"] = "timeout"`, `vars()`, `exec`, `setattr`, `sys.modules[__name__].k = ...`)."""
+    `globals()["k"] = "timeout"`, `vars()`, `exec`, `setattr`, `sys.modules[__name__].k = ...`).
+    A `setattr` whose key cannot be `name` is not one (`k = "other"`; `setattr(B, k, 3)`)."""
     module = ast.Module(body, [])
     stored = (n for n in ast.walk(module) if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load))
-    return dynamic(module) or any(n.attr == name for n in stored)
+    if any(n.attr == name for n in stored):
+        return True
+    calls = [n for n in ast.walk(module) if isinstance(n, ast.Call)]
+    setattrs = [n for n in calls if isinstance(n.func, ast.Name) and n.func.id == "setattr"]
+    without = ast.Module([ast.Expr(n) for n in calls if n not in setattrs], [])
+    return dynamic(without) or not all(_key_not(c, name, body, seen | {name}) for c in setattrs)
+
+
+def _key_not(call: ast.Call, name: str, body: list[ast.stmt], seen: frozenset[str]) -> bool:
+    """Whether `setattr(obj, key, value)` cannot bind `name`: its key is a string constant other than
+    `name`, or a name bound only to such constants (and stored no other way)."""
+    if len(call.args) != 3 or call.keywords:
+        return False
+    key = call.args[1]
+    if isinstance(key, ast.Constant):
+        return key.value != name
+    if not isinstance(key, ast.Name) or (key.id != name and (key.id in seen or _unread_store(body, key.id, seen))):
+        return False
+    values = _plain_constants(body, key.id)
+    return values is not None and all(isinstance(v, ast.Constant) and v.value != name for v in values)
 
 
 def _named(node: ast.AST, names: frozenset[str]) -> bool:

@@ -54,6 +54,8 @@ LATER = {
         'k = "other"\nfor k in ["timeout"]:\n    pass\nCFG[k] = 3',  # bound by a loop: may be the key
         'k = "other"\nglobals()["k"] = "timeout"\nCFG[k] = 3',  # att56 F9: a store radpatch does not read
         'import sys\nk = "other"\nsys.modules[__name__].k = "timeout"\nCFG[k] = 3',
+        'import sys\nk = "other"\nsetattr(sys.modules[__name__], "k", "timeout")\nCFG[k] = 3',  # a setattr keyed "k"
+        'import sys\nk = "other"\nn = "k"\nsetattr(sys.modules[__name__], n, "timeout")\nCFG[k] = 3',
         'for CFG["timeout"] in [5]:\n    pass',
         'if len(CFG) > 1:\n    CFG["timeout"] = 2',
         'class _D:\n    CFG["timeout"] = 2',  # att52 #2b: a class body runs at once
@@ -133,6 +135,8 @@ MAY |= {'k = "other"\nfor k in ["timeout"]:\n    pass\nCFG[k] = 3'}  # a loop's 
 # a key variable a store radpatch does not read may rebind (in a class body the module's `k` is another name)
 MAY |= {'k = "other"\nglobals()["k"] = "timeout"\nCFG[k] = 3'}
 MAY |= {'import sys\nk = "other"\nsys.modules[__name__].k = "timeout"\nCFG[k] = 3'}
+MAY |= {'import sys\nk = "other"\nsetattr(sys.modules[__name__], "k", "timeout")\nCFG[k] = 3'}
+MAY |= {'import sys\nk = "other"\nn = "k"\nsetattr(sys.modules[__name__], n, "timeout")\nCFG[k] = 3'}
 # a list's positions changed by plain top-level statements alone are replayed (rewrite.list_replay,
 # later2 #2): exact on their own; beside a statement that cannot be replayed (an alias) still MAY
 REPLAYED = {'FLAGS[0] = "z"', "del FLAGS[0]", "FLAGS.pop()", 'FLAGS.remove("a")'}
