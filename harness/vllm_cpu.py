@@ -538,6 +538,34 @@ def template_ok(venv: Path) -> bool:
     return is_complete(Path(deps))
 
 
+def provision_template(
+    venv: Path, lock: Path, build: Callable[[], None], tell: Callable[[str], None] | None = say
+) -> Path:
+    """Python of the template venv at ``venv``, built by ``build`` unless ``template_ok``: one
+    recipe for this file's release templates and vllm_engine.py's engine templates.
+
+    Checked before taking the exclusive ``lock`` (a built template takes no lock) and again under
+    it (another process may have built it meanwhile): see ``build_template_locked``.
+    """
+    if not template_ok(venv):
+        with locked(lock):
+            build_template_locked(venv, build, tell)
+    return venv_python(venv)
+
+
+def build_template_locked(venv: Path, build: Callable[[], None], tell: Callable[[str], None] | None = say) -> None:
+    """Under the template's exclusive lock: unless ``template_ok``, discard what is at ``venv`` (a
+    build that died before its marker; ``tell`` says so) and run ``build``, which writes the
+    marker last."""
+    if template_ok(venv):
+        return
+    if venv.exists() and tell is not None:
+        tell(f"discarding incomplete {venv}")
+    remove_tree(venv)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    build()
+
+
 def provision(version: str, cache: Path | None = None) -> Path:
     """Python of the cached template venv for vllm==version (build it if needed).
 
@@ -545,21 +573,7 @@ def provision(version: str, cache: Path | None = None) -> Path:
     """
     root = cache_root(cache)
     venv = template_dir(root, version)
-    if template_ok(venv):
-        return venv_python(venv)
-    with locked(release_lock(root, version)):
-        _provision_locked(root, version, venv)
-    return venv_python(venv)
-
-
-def _provision_locked(root: Path, version: str, venv: Path) -> None:
-    if template_ok(venv):
-        return
-    if venv.exists():
-        say(f"discarding incomplete {venv}")
-        remove_tree(venv)
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    build_template(root, version, venv)
+    return provision_template(venv, release_lock(root, version), lambda: build_template(root, version, venv))
 
 
 # ------------------------------------------------------------------------- RECORD check
@@ -747,7 +761,7 @@ def ensure_template_pristine(root: Path, version: str, venv: Path) -> None:
             return
         say(f"template {venv} was modified ({len(problems)} problems, e.g. {problems[0]}): rebuilding it")
         remove_tree(venv)
-        _provision_locked(root, version, venv)
+        build_template_locked(venv, lambda: build_template(root, version, venv))
 
 
 # -------------------------------------------------------------------------------- CLI

