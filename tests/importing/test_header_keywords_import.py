@@ -24,10 +24,9 @@ from pathlib import Path
 import pytest
 
 from radpatch.importing.rewrites import rewrites
-from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.generated import sample
-from tests.lib.importing import assert_each_imported_as_gnu_patch
-from tests.lib.rewrites import check
+from tests.lib.importing import assert_cases_imported_as_gnu_patch
+from tests.lib.rewrites import check, set_keyword_ops
 
 # where: the module with {call} where the call is, {other} where another call of the header
 # goes, {body} the body's first statement
@@ -78,27 +77,6 @@ def case(place: str, change: str, layout: str, other: str) -> tuple[str, str]:
     return module(place, was, layout, other), module(place, now, layout, other)
 
 
-def _ops(steps: tuple[object, ...]) -> tuple[SetKeyword, ...]:
-    out = []
-    for s in steps:
-        k = {f: str(v) for f, v in s.keys}  # type: ignore[attr-defined]
-        out.append(
-            SetKeyword(
-                k["scope"],
-                k["call"],
-                k["keyword"],
-                from_=k.get("from"),
-                to=k.get("to"),
-                after=k.get("after"),
-                before=k.get("before"),
-                header=k.get("header"),
-                occurrence=int(k["occurrence"]) if "occurrence" in k else None,
-                call_occurrence=int(k["call_occurrence"]) if "call_occurrence" in k else None,
-            )
-        )
-    return tuple(out)
-
-
 @pytest.mark.parametrize(("place", "change", "layout", "other"), CASES)
 def test_a_keyword_in_a_header_call_is_a_set_keyword_with_header(
     place: str, change: str, layout: str, other: str
@@ -121,10 +99,10 @@ def test_a_keyword_in_a_header_call_is_a_set_keyword_with_header(
         assert picks == [(None, 1) if t else (1, None) for t in toggles], got.steps
     else:
         assert picks == [(None, None)] * len(keys), got.steps
-    check(before, _ops(got.steps), after)  # the after file's bytes, and back to the installed ones
+    check(before, set_keyword_ops(got.steps), after)  # the after file's bytes, and back to the installed ones
 
 
 @pytest.mark.wheel
 def test_each_import_applies_as_gnu_patch_gives(tmp_path: Path) -> None:
-    batch = CASES[::3]  # every place, change, layout and other, in few processes
-    assert_each_imported_as_gnu_patch(tmp_path, [case(*c) for c in batch], batch)
+    # CASES[::3]: every place, change, layout and other, in few processes
+    assert_cases_imported_as_gnu_patch(tmp_path, CASES[::3], case)

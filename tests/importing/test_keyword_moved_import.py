@@ -20,11 +20,10 @@ from pathlib import Path
 import pytest
 
 from radpatch.importing.rewrites import rewrites
-from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.generated import sample
-from tests.lib.importing import assert_each_imported_as_gnu_patch
+from tests.lib.importing import assert_cases_imported_as_gnu_patch
 from tests.lib.importing import call_of_h as call
-from tests.lib.rewrites import check
+from tests.lib.rewrites import check, set_keyword_ops
 
 KEYWORDS = ("k0=1", "k1=f(2)", "k2=[3]")
 SHAPES = {"plain": ((), ()), "positional": (("a",), ()), "kwargs": (("a",), ("**kw",))}
@@ -50,26 +49,6 @@ def case(shape: str, layout: str, other: str, move: tuple[int, int]) -> tuple[st
 CASES = sample(list(itertools.product(SHAPES, ("line", "lines"), OTHERS, MOVES)))
 
 
-def _ops(steps: tuple[object, ...]) -> tuple[SetKeyword, ...]:
-    out = []
-    for s in steps:
-        k = dict(s.keys)  # type: ignore[attr-defined]
-        text = {f: None if f not in k else str(k[f]) for f in ("from", "to", "after", "before")}
-        out.append(
-            SetKeyword(
-                str(k["scope"]),
-                str(k["call"]),
-                str(k["keyword"]),
-                from_=text["from"],
-                to=text["to"],
-                after=text["after"],
-                before=text["before"],
-                call_occurrence=int(str(k["call_occurrence"])) if "call_occurrence" in k else None,
-            )
-        )
-    return tuple(out)
-
-
 @pytest.mark.parametrize(("shape", "layout", "other", "move"), CASES)
 def test_a_keyword_moved_is_taken_away_and_added_back(
     shape: str, layout: str, other: str, move: tuple[int, int]
@@ -90,10 +69,9 @@ def test_a_keyword_moved_is_taken_away_and_added_back(
     assert f"{took['keyword']}={took['from']}" in moves and added["to"] == took["from"], got
     for s in got.steps:  # the call's other arguments are not in the entry
         assert "h(" not in " ".join(str(v) for _, v in s.keys), s
-    check(before, _ops(got.steps), after)
+    check(before, set_keyword_ops(got.steps), after)
 
 
 @pytest.mark.wheel
 def test_moved_keywords_apply_as_gnu_patch_gives(tmp_path: Path) -> None:
-    batch = CASES[::3]
-    assert_each_imported_as_gnu_patch(tmp_path, [case(*c) for c in batch], batch)
+    assert_cases_imported_as_gnu_patch(tmp_path, CASES[::3], case)

@@ -17,9 +17,10 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -448,6 +449,14 @@ def assert_each_imported_as_gnu_patch(tmp: Path, cases: Sequence[tuple[str, str]
     if failed:
         imported_as_gnu_patch_gives(tmp / "alone", *cases[failed[0]])
     assert not failed, [labels[i] for i in failed]
+
+
+def assert_cases_imported_as_gnu_patch(
+    tmp: Path, labels: Sequence[tuple[Any, ...]], case: Callable[..., tuple[str, str]]
+) -> None:
+    """assert_each_imported_as_gnu_patch for a generated family's cases: `labels` (its CASES, or a
+    slice of them), each made into its (before, after) by `case(*label)` and named by its label."""
+    assert_each_imported_as_gnu_patch(tmp, [case(*label) for label in labels], labels)
 
 
 def call_of_h(args: tuple[str, ...], layout: str) -> str:

@@ -14,9 +14,11 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from radpatch.errors import RefusedError
+from radpatch.importing.import_steps import ImportStep
 from radpatch.prove import plan
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.rewrite import runner
+from radpatch.rewrite.ops.set_keyword import SetKeyword
 
 
 def patch_of(
@@ -67,3 +69,27 @@ def refuse(before: str, *ops: Operation) -> RefusedError:
 def refusal(before: str, *ops: Operation) -> str:
     """The message of the refusal plan.plan raises for `ops` on `before` (dedented)."""
     return refuse(before, *ops).message
+
+
+def set_keyword_ops(steps: tuple[ImportStep, ...]) -> tuple[SetKeyword, ...]:
+    """The import's set_keyword steps as the operations their keys describe, for `check`: every key
+    the import writes (`from`, `to`, `after`, `before`, `within`, `header`, the counts as numbers)."""
+    ops = []
+    for step in steps:
+        k = {f: str(v) for f, v in step.keys}
+        ops.append(
+            SetKeyword(
+                k["scope"],
+                k["call"],
+                k["keyword"],
+                from_=k.get("from"),
+                to=k.get("to"),
+                after=k.get("after"),
+                before=k.get("before"),
+                within=k.get("within"),
+                header=k.get("header"),
+                occurrence=int(k["occurrence"]) if "occurrence" in k else None,
+                call_occurrence=int(k["call_occurrence"]) if "call_occurrence" in k else None,
+            )
+        )
+    return tuple(ops)
