@@ -200,17 +200,20 @@ def test_one_of_two_equal_statements_goes_by_its_occurrence_or_with_its_twin() -
     ]
 
 
+ELIF = """\
+    def f(x):
+        if x:
+            a()
+        elif x > 1:
+            b()
+        return 0
+    """
+
+
 def test_an_elif_that_changes_beyond_an_expression_replaces_its_if() -> None:
     # libcst holds an elif inside its if: no statement find names it
     assert steps(
-        """\
-        def f(x):
-            if x:
-                a()
-            elif x > 1:
-                b()
-            return 0
-        """,
+        ELIF,
         """\
         def f(x):
             if x:
@@ -221,14 +224,7 @@ def test_an_elif_that_changes_beyond_an_expression_replaces_its_if() -> None:
         """,
     ) == [("replace", {"scope": "f", "find": "x > 1", "with": "x > 2"})]
     changed = steps(
-        """\
-        def f(x):
-            if x:
-                a()
-            elif x > 1:
-                b()
-            return 0
-        """,
+        ELIF,
         """\
         def f(x):
             if x:
@@ -242,28 +238,22 @@ def test_an_elif_that_changes_beyond_an_expression_replaces_its_if() -> None:
     assert changed == [("insert_after", {"scope": "f", "find": "b()\n", "code": "c()\n"})]
 
 
+# `log(q); return` in two branches of f
+LOGGED_TWICE = """\
+    def f(q):
+        if q:
+            log(q)
+            return
+        if not q:
+            log(q)
+            return
+    """
+
+
 def test_a_change_that_is_ambiguous_after_patching_widens_to_its_statement() -> None:
     # `log(q); return` would be found twice when the engine undoes the patch
-    assert steps(
-        """\
-        def f(q):
-            if q:
-                log(q)
-                return
-            if not q:
-                log(q)
-                return 0
-        """,
-        """\
-        def f(q):
-            if q:
-                log(q)
-                return
-            if not q:
-                log(q)
-                return
-        """,
-    ) == [
+    # the patch: the second branch's `return 0` becomes LOGGED_TWICE's `return`
+    assert steps(LOGGED_TWICE.rstrip() + " 0\n", LOGGED_TWICE) == [
         (
             "replace",
             {
@@ -277,15 +267,7 @@ def test_a_change_that_is_ambiguous_after_patching_widens_to_its_statement() -> 
 
 def test_a_repeated_statement_is_deleted_by_its_occurrence_in_the_installed_file() -> None:
     assert steps(
-        """\
-        def f(q):
-            if q:
-                log(q)
-                return
-            if not q:
-                log(q)
-                return
-        """,
+        LOGGED_TWICE,
         """\
         def f(q):
             if q:
