@@ -97,12 +97,7 @@ def closed_cycles(root: Path, module: str, before: bytes, after: bytes, served: 
         if f is None:
             graph[m] = set()
             continue
-        data = served.get(str(f))
-        if data is None:
-            try:
-                data = f.read_bytes()
-            except OSError:
-                data = b""
+        data = planned_bytes(served, f) or b""
         graph[m] = {t for t in edges(data, m, f.name == "__init__.py") if t.split(".")[0] == top}
         todo.extend(t for t in graph[m] if t not in graph)
     back: dict[str, set[str]] = {}
@@ -121,6 +116,18 @@ def closed_cycles(root: Path, module: str, before: bytes, after: bytes, served: 
         return []
     rest = sorted(m for m in reaches - {module} - set(first) if m in graph and _reached_from(graph, first, m))
     return (first + rest)[:MAX_CYCLE]
+
+
+def planned_bytes(served: Mapping[str, bytes], path: Path) -> bytes | None:
+    """The file's bytes as the run leaves them: planned where it changes them (`served`, by path),
+    else as read; None where it cannot be read."""
+    data = served.get(str(path))
+    if data is not None:
+        return data
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _reached_from(graph: Mapping[str, set[str]], starts: list[str], goal: str) -> bool:

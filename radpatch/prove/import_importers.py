@@ -23,7 +23,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from radpatch.prove.cycles import MAX_MODULES, tree_edges
+from radpatch.prove.cycles import MAX_MODULES, planned_bytes, tree_edges
 
 MAX_IMPORTERS = 64  # modules imported after a patched one, at most
 MAX_FARTHER_PARSES = 300  # files parsed, at most, looking past the direct importers (vLLM's whole tree: ~12 s)
@@ -88,12 +88,9 @@ def _files(root: Path, top: Path, module: str, served: Mapping[str, bytes]) -> d
         name = ".".join(parts[:-1] if is_package else parts)
         if name == module or not all(p.isidentifier() for p in parts):
             continue
-        data = served.get(str(f))
+        data = planned_bytes(served, f)
         if data is None:
-            try:
-                data = f.read_bytes()
-            except OSError:
-                continue
+            continue
         out[name] = (data, is_package)
     return out
 
