@@ -93,13 +93,20 @@ def import_bindings(statement: str) -> tuple[Touch, ...]:
     return ()
 
 
-def norm(code: str) -> str:
-    """The code as one syntax tree (an expression's, else the module's), or the text when it does not parse."""
-    text = textwrap.dedent(code).strip()
+def _expression(text: str) -> str | None:
+    """`text` as one expression's syntax tree (parenthesised: it may span lines), or None."""
     try:
         return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
     except SyntaxError:
-        pass
+        return None
+
+
+def norm(code: str) -> str:
+    """The code as one syntax tree (an expression's, else the module's), or the text when it does not parse."""
+    text = textwrap.dedent(code).strip()
+    expression = _expression(text)
+    if expression is not None:
+        return expression
     try:
         return ast.dump(ast.parse(text))
     except SyntaxError:
@@ -124,10 +131,9 @@ def code_trees(code: str) -> str:
     """The code's syntax trees without a wrapper (an expression's, or each statement's), so that a
     node inside another is a substring of the other's: `len(spec)` is inside `size = len(spec)`."""
     text = textwrap.dedent(code).strip()
-    try:
-        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
-    except SyntaxError:
-        pass
+    expression = _expression(text)
+    if expression is not None:
+        return expression
     try:
         return "; ".join(ast.dump(s.value if isinstance(s, ast.Expr) else s) for s in ast.parse(text).body)
     except SyntaxError:
