@@ -47,11 +47,10 @@ from radpatch.importing.insertions import Insertions
 from radpatch.importing.keyword_steps import KeywordSteps
 from radpatch.importing.literal_steps import LiteralSteps
 from radpatch.importing.pairing import opcodes
-from radpatch.importing.scope_walk import scoped_name
+from radpatch.importing.scope_walk import blocks, scoped_name
 from radpatch.importing.shapes import (
     DiffScope,
     NoUniqueRun,
-    blocks,
     blocks_of_same_shape,
     case_head,
     chain_reshaped,

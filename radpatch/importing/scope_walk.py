@@ -18,20 +18,26 @@ def one_line_suite(stmt: ast.stmt) -> bool:
     )
 
 
-def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement lists right inside a compound statement (not a definition's body)."""
-    if isinstance(stmt, DEFS):
-        return []
+def blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """Every statement list of a statement, in field order (body, orelse, finalbody, each handler's,
+    each case's): empty ones too, and a definition's body."""
     out: list[list[ast.stmt]] = []
     for field in ("body", "orelse", "finalbody"):
         value = getattr(stmt, field, None)
-        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+        if isinstance(value, list):
             out.append(value)
     for h in getattr(stmt, "handlers", []):
         out.append(h.body)
     for case in getattr(stmt, "cases", []):
         out.append(case.body)
     return out
+
+
+def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists right inside a compound statement (not a definition's body), not empty."""
+    if isinstance(stmt, DEFS):
+        return []
+    return [b for b in blocks(stmt) if b and isinstance(b[0], ast.stmt)]
 
 
 def slots(body: list[ast.stmt]) -> Iterator[tuple[list[ast.stmt], int]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from radpatch.errors import RadpatchError
-from radpatch.importing.scope_walk import one_line_suite
+from radpatch.importing.scope_walk import blocks, one_line_suite
 from radpatch.importing.statements import AFTER, DEFS, Sources, key, text_of
 
 
@@ -184,19 +184,6 @@ def copy_header(b: ast.stmt, a: ast.stmt) -> None:
         if f not in BLOCK_FIELDS:
             value = getattr(a, f)
             setattr(b, f, mark_after(value) if isinstance(value, ast.AST) else value)
-
-
-def blocks(s: ast.stmt) -> list[list[ast.stmt]]:
-    out = []
-    for f in ("body", "orelse", "finalbody"):
-        v = getattr(s, f, None)
-        if isinstance(v, list):
-            out.append(v)
-    for h in getattr(s, "handlers", []):
-        out.append(h.body)
-    for c in getattr(s, "cases", []):
-        out.append(c.body)
-    return out
 
 
 def blocks_of_same_shape(b: ast.stmt, a: ast.stmt) -> bool:
