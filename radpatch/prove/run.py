@@ -206,37 +206,16 @@ def _entry_files(ps: PatchState) -> list[FileState]:
             raise t.problem
         if t.absent is not None and not t.creates:
             raise t.absent
-        if t.data is None:
-            if isinstance(t.error, FileNotFoundError):
-                if not t.creates:
-                    raise RefusedError(f"{ps.patch.name}: cannot read {t.path}: no such file", reinstall_hint(ps))
-                out.append(
-                    FileState(
-                        t.rewritten.module,
-                        t.path,
-                        t.rewritten.relpath,
-                        t.rewritten.rewrites,
-                        b"",
-                        State.NOT_APPLIED,
-                        "",
-                        None,
-                        False,
-                    )
-                )
-                continue
+        if t.data is None and not isinstance(t.error, FileNotFoundError):
             raise RefusedError(
                 f"{ps.patch.name}: cannot read {t.path}: {t.error.strerror if t.error else ''}", reinstall_hint(ps)
             )
+        if t.data is None and not t.creates:
+            raise RefusedError(f"{ps.patch.name}: cannot read {t.path}: no such file", reinstall_hint(ps))
+        r, data = t.rewritten, t.data  # data None: a file the entry creates, absent (no bytes, exists=False)
         out.append(
             FileState(
-                t.rewritten.module,
-                t.path,
-                t.rewritten.relpath,
-                t.rewritten.rewrites,
-                t.data,
-                State.NOT_APPLIED,
-                "",
-                None,
+                r.module, t.path, r.relpath, r.rewrites, data or b"", State.NOT_APPLIED, "", None, data is not None
             )
         )
     return out
