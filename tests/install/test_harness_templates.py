@@ -7,7 +7,8 @@ A complete template is returned unbuilt and takes no lock; any other state (abse
 before its marker, a marker without its interpreter, a marker naming a deps venv that is gone or
 half-built, an unreadable marker) is discarded (said so where there was something, unless `tell` is
 None) and built once, under the lock; built, it is not built again. Both CLIs' `provision` print the
-template's python from their own cache paths."""
+template's python from their own cache paths. Both install their package into a template the same
+way (`install_by_name`): by name, from a wheel directory alone, as a plain `pip install` records it."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from harness import vllm_cpu, vllm_engine
 from tests.lib import REPO
 from tests.lib.generated import sample
 from tests.lib.processes import run
+from tests.lib.wheels import build_wheel
 
 
 def _complete(venv: Path, deps: Path | None = None) -> None:
@@ -125,3 +127,17 @@ def test_both_clis_print_the_template_python(tmp_path: Path) -> None:
     assert cpu.stdout == f"{release}\n" and cpu.stderr == "", cpu
     eng = run(sys.executable, REPO / "harness" / "vllm_engine.py", "--cache", tmp_path, "provision", "0.32.0")
     assert eng.stdout == f"{engine}\n" and eng.stderr == "", eng
+
+
+@pytest.mark.wheel
+def test_a_template_gets_its_package_by_name_as_pip_install_records_it(tmp_path: Path) -> None:
+    wheels = build_wheel(tmp_path / "wheels", "rptemplate", "1.0.0", {"rptemplate/__init__.py": "X = 1\n"}).parent
+    venv, log = tmp_path / "template", tmp_path / "pip.log"
+    vllm_cpu.make_venv(venv, log, with_pip=False)
+    deps = Path(sys.prefix)  # a venv with pip: this test run's
+    vllm_cpu.install_by_name(deps, venv, wheels, "rptemplate==1.0.0", log)
+    info = vllm_cpu.site_packages(venv) / "rptemplate-1.0.0.dist-info"
+    assert (info / "INSTALLER").read_text() == "pip\n" and (info / "REQUESTED").exists()
+    assert not (info / "direct_url.json").exists()  # by name, not by the wheel's path
+    assert "install rptemplate==1.0.0" in log.read_text()
+    assert run(vllm_cpu.venv_python(venv), "-c", "import rptemplate; print(rptemplate.X)").stdout == "1\n"
