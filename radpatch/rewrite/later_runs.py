@@ -93,7 +93,7 @@ class _CallWalk:
         fn = self.defs.get(callee) if callee not in shadowed else None
         if fn is None:
             return
-        local = _locals(fn)
+        local = local_names(fn)
         inner = _passed(call, fn, names) | {n for n in self.outer if n.removesuffix("[]") not in local}
         key = (id(fn), frozenset(inner))
         if not inner or key in self.seen:
@@ -136,7 +136,7 @@ def _contains(value: ast.AST, names: frozenset[str]) -> bool:
     return any(reaches(e, names) for e in elts)
 
 
-def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+def local_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """The names `fn` binds in its own scope (its parameters too), less those it declares global."""
     a = fn.args
     out = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg)))}

@@ -45,6 +45,13 @@ BASES = {
         "def run(code):\n    namespace = {}\n    exec(code, namespace)\n    return namespace\n\n\n"
         "def unrelated():\n    return 1\n\n\nENTRIES = [run]\n"
     ),
+    "run at import": (  # a def the module runs at import sets the namespace (att56 F11)
+        "NS = {}\n\n\n"
+        "def run(code):\n    exec(code, NS)\n    return NS\n\n\n"
+        'def configure():\n    globals()["NS"] = {}\n\n\n'
+        "configure()\n\n\n"
+        "def unrelated():\n    return 1\n\n\nENTRIES = [run]\n"
+    ),
 }
 NEUTRAL = {  # changes that leave what the code run does, and the code the call depends on, alone: followed
     "reformatted": lambda b: b.replace("    return ", "    return  ").replace("\n\n\nENTRIES", "  # done\n\n\nENTRIES"),
@@ -82,6 +89,20 @@ CHANGES = {  # per way: 2.1's change of the code the call depends on (its statem
             "    namespace = {}\n", "    namespace = {}\n    namespace.update(vars(core))\n"
         ),
         "the module's namespace updated at module level": lambda b: b + '\n\nglobals().update(ran=run("x = 1"))\n',
+    },
+    "run at import": {
+        "the def rebinds it through globals()": lambda b: b.replace('"] = {}', '"] = vars(core)'),
+        "the def rebinds it on the module": lambda b: b.replace(
+            'globals()["NS"] = {}', 'setattr(sys.modules[__name__], "NS", vars(core))'
+        ),
+        "the def runs as a decorator": lambda b: b.replace(
+            'def configure():\n    globals()["NS"] = {}\n\n\nconfigure()\n',
+            'def configure(fn):\n    globals()["NS"] = vars(core)\n    return fn\n\n\n'
+            "@configure\ndef _hooked():\n    pass\n",
+        ),
+        "the def runs through an alias": lambda b: b.replace('"] = {}', '"] = vars(core)').replace(
+            "\nconfigure()", "\nsetup = configure\nsetup()"
+        ),
     },
 }
 CASES = sample(
