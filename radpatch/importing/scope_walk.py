@@ -19,7 +19,8 @@ def one_line_suite(stmt: ast.stmt) -> bool:
 
 
 def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement lists right inside a compound statement (not a definition's body)."""
+    """The statement lists right inside a compound statement (not a definition's body), in source
+    order."""
     if isinstance(stmt, DEFS):
         return []
     out: list[list[ast.stmt]] = []
@@ -31,7 +32,7 @@ def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
         out.append(h.body)
     for case in getattr(stmt, "cases", []):
         out.append(case.body)
-    return out
+    return sorted(out, key=lambda b: b[0].lineno)  # in source order, as apply counts: a try's handlers before its else
 
 
 def slots(body: list[ast.stmt]) -> Iterator[tuple[list[ast.stmt], int]]:
