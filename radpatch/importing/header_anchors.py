@@ -1,13 +1,18 @@
-"""A counted rewrite anchored by the compound statement it is in (issue 20): a `set_keyword`, an
-insertion or a `replace` the importer picks by a bare `occurrence: N` is written `within:` the
-innermost enclosing `if`/`for`/`while`/`with` header that holds that copy alone, the way a person
-tells one copy of repeated code apart. A count shifts when a release adds a copy above the site;
-the header does not. The operation stays as narrow as it was (a keyword stays a `set_keyword`):
-only how its match is picked changes; where no header tells the copy apart the count stays.
+"""A counted rewrite anchored by the compound statement it is in (issue 20, att56 F10): a
+`set_keyword`, an insertion, a `replace`, a `delete`, an `add_element`/`remove_element` or a
+`set_item` the importer picks by a bare `occurrence: N` is written `within:` the innermost
+enclosing header or clause (importing.enclosing_clauses: `if`/`elif`/`else`, `for`, `while`,
+`with`, `try`/`except`/`finally`, `match`/`case`) that holds that copy alone, the way a person tells
+one copy of repeated code apart. A count shifts when a release adds a copy above the site; the
+header does not. Where the innermost header holds several copies, the count is kept but counted
+inside it (`within:` and `occurrence:`): a copy added above the statement no longer shifts it.
+The operation stays as narrow as it was (a keyword stays a `set_keyword`): only how its match is
+picked changes; where no header tells the copy apart the count stays.
 
 Each anchor is checked by apply's own matcher, without editing or running the entry
 (rewrite.ops.common.match_probe.probe): on the installed module the anchored rewrite finds exactly
-the match the count found, and its inverse finds exactly one match on the patched module. A header
+the match the count found, and its inverse finds exactly one match on the patched module (a count
+inside a header: the rewrite, run alone, gives both ways what the bare count gives). A header
 whose statement holds another rewrite of the module (or one whose place is not known) is not used:
 those edits could add or take a match there between the installed file and the result."""
 
@@ -15,21 +20,24 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Callable, Iterator
+import functools
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
 
 from radpatch.errors import Position, RadpatchError
+from radpatch.importing.enclosing_clauses import enclosing
 from radpatch.importing.import_steps import ImportStep, Value
-from radpatch.importing.scope_walk import blocks_of, scope_body
 from radpatch.registry.loader import load_bytes
 from radpatch.registry.model import Operation
 from radpatch.rewrite.matching import MatchFailure
 from radpatch.rewrite.source import Source
 
-OPS = ("set_keyword", "insert_after", "insert_before", "replace")  # picked by a count, anchored here
-HEADERS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
+OPS = (  # picked by a count, anchored here
+    *("set_keyword", "insert_after", "insert_before", "replace", "delete"),
+    *("add_element", "remove_element", "set_item"),
+)
 UNLOADED = ("insert_definitions", "create_module")  # a payload beside the entry: never counted
 
 
@@ -60,16 +68,17 @@ def anchored(before: str, after: str, chosen: tuple[ImportStep, ...]) -> tuple[I
         if op is None or where is None:
             continue
         scope = str(chosen[i].get("scope"))
-        for node in _enclosing(tree, scope, where[0]):
-            span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
-            if any(_near(place(j), chosen[j], scope, span) for j in range(len(chosen)) if j != i):
+        picked: ImportStep | None = None  # alone in a header, else counted inside the innermost
+        for anchor in enclosing(tree, scope, where[0], lines):
+            if any(_near(place(j), chosen[j], scope, anchor.span) for j in range(len(chosen)) if j != i):
                 break  # another rewrite edits inside it: the matches there may differ between the steps
-            text = _header(lines, node)
-            if text is None:
-                continue
-            if _picks(op, text, where, installed, patched):
-                out[i] = _within(chosen[i], text)
+            nth = _picks(op, anchor.text, where, installed, patched)
+            if nth == 0:  # alone there (an outer header may hold fewer copies: `within:` reads its text)
+                picked = _within(chosen[i], anchor.text, 0)
                 break
+            if nth is not None and picked is None:
+                picked = _within(chosen[i], anchor.text, nth)
+        out[i] = picked or out[i]
     return tuple(out)
 
 
@@ -125,51 +134,49 @@ def _near(place: Position | None, step: ImportStep, scope: str, span: range) -> 
     return named is None or named == scope or str(named).startswith(scope + ".") or scope.startswith(f"{named}.")
 
 
-def _enclosing(tree: ast.Module, scope: str, line: int) -> Iterator[ast.stmt]:
-    """The headers in the scope whose body holds `line`, innermost first."""
-    body = scope_body(tree, scope) if scope != "<module>" else tree.body
-    found: list[ast.stmt] = []
-    while body:
-        inner = next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
-        if inner is None:
-            break
-        blocks = [b for b in blocks_of(inner) if b[0].lineno <= line]
-        if not blocks:
-            break
-        if isinstance(inner, HEADERS):
-            found.append(inner)
-        body = max(blocks, key=lambda b: b[0].lineno)
-    return reversed(found)
-
-
-def _header(lines: list[str], node: ast.stmt) -> str | None:
-    """The header's line as written (an `elif` as the `if` it is), where it is one line of its own."""
-    blocks = blocks_of(node)
-    if not blocks or blocks[0][0].lineno == node.lineno or node.lineno > len(lines):
-        return None
-    text = lines[node.lineno - 1].strip()
-    if text.startswith("elif "):
-        text = text[2:]
-    for cut in (text, text.split("#")[0].rstrip()):
-        try:
-            ast.parse(cut + "\n    pass")
-        except SyntaxError:
-            continue
-        return cut if cut.endswith(":") else None
-    return None
-
-
-def _picks(op: Operation, text: str, spot: Position, installed: Source, patched: Source) -> bool:
-    """Whether the rewrite `within:` the header finds the counted match (at `spot`) alone on the
-    installed module, and its inverse one match on the patched module."""
+def _picks(op: Operation, text: str, spot: Position, installed: Source, patched: Source) -> int | None:
+    """0 where the rewrite `within:` the header finds the counted match (at `spot`) alone on the
+    installed module, and its inverse one match on the patched module; N where the match is the
+    N-th of several there and the rewrite `within:` it with `occurrence: N` gives, alone, what the
+    bare count gives both ways (a `delete`, whose inverse finds its own mark, also so); None
+    otherwise."""
     if not hasattr(op, "within") or not hasattr(op, "occurrence"):
-        return False
+        return None
     narrowed = dataclasses.replace(op, within=text, occurrence=None)  # type: ignore[type-var]
     there = _probe(lambda: narrowed.forward(installed))
-    back = _probe(lambda: narrowed.inverse(patched))
-    return there == [spot] and back is not None and len(back) == 1
+    if there is None or spot not in there:
+        return None
+    nth = 0 if there == [spot] else there.index(spot) + 1
+    if nth == 0 and op.KEY != "delete":
+        back = _probe(lambda: narrowed.inverse(patched))
+        return 0 if back is not None and len(back) == 1 else None
+    picked = dataclasses.replace(op, within=text, occurrence=nth or None)  # type: ignore[type-var]
+    same = [_run(functools.partial(o.forward, installed)) for o in (op, picked)]
+    if op.KEY == "delete":  # `after` has no mark: undone where it deleted, the installed code again
+        done = same[1]
+        undone = [installed.lines, _run(functools.partial(picked.inverse, Source.parse("".join(done or ()))))]
+    else:
+        undone = [_run(functools.partial(o.inverse, patched)) for o in (op, picked)]
+    return nth if None not in same + undone and same[0] == same[1] and undone[0] == undone[1] else None
 
 
-def _within(step: ImportStep, text: str) -> ImportStep:
-    keys: list[tuple[str, Value]] = [("within", text) if k == "occurrence" else (k, v) for k, v in step.keys]
+def _run(run: Callable[[], Source]) -> tuple[str, ...] | None:
+    """The lines the rewrite run alone gives; None where it refuses."""
+    from radpatch.rewrite.ops.common import code_errors
+
+    try:
+        with code_errors():
+            return run().lines
+    except (MatchFailure, RadpatchError, SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _within(step: ImportStep, text: str, nth: int) -> ImportStep:
+    """The step `within: text`, its `occurrence:` dropped (0) or counted inside the header (N)."""
+    keys: list[tuple[str, Value]] = []
+    for k, v in step.keys:
+        if k == "occurrence":
+            keys += [("within", text)] + ([("occurrence", nth)] if nth else [])
+        else:
+            keys.append((k, v))
     return dataclasses.replace(step, keys=tuple(keys))

@@ -34,10 +34,12 @@ def blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
 
 
 def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement lists right inside a compound statement (not a definition's body), not empty."""
+    """The statement lists right inside a compound statement (not a definition's body), not empty, in
+    source order."""
     if isinstance(stmt, DEFS):
         return []
-    return [b for b in blocks(stmt) if b and isinstance(b[0], ast.stmt)]
+    found = [b for b in blocks(stmt) if b and isinstance(b[0], ast.stmt)]
+    return sorted(found, key=lambda b: b[0].lineno)  # in source order, as apply counts: a try's handlers before its else
 
 
 def slots(body: list[ast.stmt]) -> Iterator[tuple[list[ast.stmt], int]]:

@@ -48,7 +48,8 @@ WITHIN = Field(
     "within",
     "within",
     "optional: only matches inside an enclosing statement like this one "
-    "(a compound statement's header such as `for x in y:`, or a whole statement)",
+    "(a compound statement's header such as `for x in y:`, or a whole statement), "
+    "or in the clause a clause's header names (`elif x:`, `else:`, `except E:`, `finally:`, `case P:`, a `try:` body)",
     required=False,
 )
 OCCURRENCE = Field(

@@ -14,6 +14,7 @@ import yaml
 
 from radpatch.registry.code import ParseProblem, is_expression, newer_grammar, parse_problem
 from radpatch.registry.loader.nodes import EveryProblem, Problems, python_name, seq, string
+from radpatch.registry.within_keys import key_of
 
 
 def code_text(ctx: Problems, node: yaml.Node, path: str) -> str:
@@ -60,12 +61,26 @@ def _within(ctx: Problems, node: yaml.Node, path: str) -> str:
     code = code_text(ctx, node, path)
     text = textwrap.dedent(code).strip()
     problem = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else ParseProblem("empty")
+    if problem and text.endswith(":") and _clause_or_match(text):
+        return code
     if problem:
         newer = newer_grammar(text + "\n    pass" if text.endswith(":") else text) if text else ""
         raise ctx.fail(
-            node, path, f"is not a statement or a compound statement's header like `for x in y:`: {problem.why}{newer}"
+            node,
+            path,
+            "is not a statement, a compound statement's header like `for x in y:` or a clause's like `elif x:`, "
+            f"`except KeyError:`, `case 1:`, `else:`: {problem.why}{newer}",
         )
     return code
+
+
+def _clause_or_match(text: str) -> bool:
+    """Whether `text` is a clause's header (`elif x:`, `except E:`, `else:` ...) or a `match x:`."""
+    try:
+        key_of(text)
+    except SyntaxError:
+        return False
+    return True
 
 
 def _occurrence(ctx: Problems, node: yaml.Node, path: str) -> int | str:

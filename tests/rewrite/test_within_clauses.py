@@ -1,0 +1,146 @@
+"""`within:` names a clause (att56 F10): `elif x:`, `else:`, `except E:`, `except* E:`, `finally:`, a
+`try:` body and `case P:` narrow a rewrite to the copy in that clause alone, as `if x:` / `for ...:`
+name a whole statement (with its clauses). Generated: for each construct, a function with one copy
+of a statement at its top and one in every clause; for each clause anchor and each operation that
+takes `within:` (a statement's and an expression's `replace`, `set_keyword`, `insert_after`,
+`delete`, `add_element`, `set_item`), the rewrite lands on that clause's copy alone, and its inverse
+gives the installed bytes back; an anchor that names several clauses (a whole statement, a clause
+spelled twice) is refused as ambiguous. A clause's header that is not Python is a load error with
+its key path."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from radpatch.errors import RefusedError, RegistryError
+from radpatch.prove import plan
+from radpatch.registry.loader import load_bytes
+from radpatch.rewrite import runner
+from tests.lib.generated import sample
+
+COPY = 'out.append(g(1, flag=True, tags=[1, 2], opts={"a": 1}))'
+# a construct: its lines ("@" is a copy, "#" a statement after it), and each anchor with the copy it
+# picks (0 the function's top copy, 1 the next ...), None: refused (several copies there, or none)
+CONSTRUCTS: dict[str, tuple[list[str], dict[str, int | None]]] = {
+    "if": (
+        ["if cfg.fast:", "    @", "elif cfg.safe:", "    @", "elif cfg.slow:", "    @", "else:", "    @"],
+        {"elif cfg.safe:": 2, "elif cfg.slow:": 3, "else:": 4, "if cfg.slow:": None, "if cfg.fast:": None},
+    ),
+    "try": (
+        ["try:", "    @", "except KeyError:", "    @", "except (ValueError, TypeError) as e:", "    @"]
+        + ["else:", "    @", "finally:", "    @"],
+        {"try:": 1, "except KeyError:": 2, "except (ValueError, TypeError) as e:": 3, "else:": 4, "finally:": 5},
+    ),
+    "for": (["for x in items:", "    @", "else:", "    @"], {"else:": 2, "for x in items:": None}),
+    "while": (["while cfg.n:", "    @", "    break", "else:", "    @"], {"else:": 2, "while cfg.n:": None}),
+    "match": (
+        [
+            "match cfg:",
+            '    case "a":',
+            "        @",
+            '    case ["b", x] if x:',
+            "        @",
+            "    case _:",
+            "        @",
+        ],
+        {'case "a":': 1, 'case ["b", x] if x:': 2, "case _:": 3, 'case ["b", x]:': None, "match cfg:": None},
+    ),
+    "async": (
+        ["async for x in items:", "    @", "else:", "    @", "async with cfg:", "    @"],
+        {"else:": 2, "async with cfg:": 3, "async for x in items:": None, "for x in items:": None},
+    ),
+    "nested": (
+        ["if cfg.fast:", "    @", "elif cfg.safe:", "    try:", "        @", "    except KeyError:", "        @"],
+        {"try:": 2, "except KeyError:": 3, "elif cfg.safe:": None},
+    ),
+    "twice": (["if cfg.fast:", "    @", "else:", "    @", "if cfg.slow:", "    @", "else:", "    @"], {"else:": None}),
+}
+if sys.version_info >= (3, 11):
+    CONSTRUCTS["try*"] = (
+        ["try:", "    @", "except* KeyError:", "    @", "except* ValueError:", "    @"],
+        {"except* KeyError:": 2, "except* ValueError:": 3, "try:": 1, "except KeyError:": None},
+    )
+CALL = {"scope": "f", "call": "g"}
+OPS: dict[str, tuple[dict[str, object], tuple[str, str]]] = {
+    "replace": ({"replace": {"scope": "f", "find": COPY, "with": COPY.replace("g(1", "g(2")}}, ("g(1", "g(2")),
+    "expression": (
+        {"replace": {"scope": "f", "find": COPY[11:-1], "with": COPY[11:-1].replace("g(1", "g(3")}},
+        ("g(1", "g(3"),
+    ),
+    "set_keyword": (
+        {"set_keyword": {**CALL, "keyword": "flag", "from": "True", "to": "False"}},
+        ("flag=True", "flag=False"),
+    ),
+    "insert_after": (
+        {"insert_after": {"scope": "f", "find": COPY, "code": "out.append(0)"}},
+        (COPY, COPY + "\n@out.append(0)"),
+    ),
+    "delete": ({"delete": {"scope": "f", "find": COPY}}, (COPY, "pass")),
+    "add_element": ({"add_element": {**CALL, "keyword": "tags", "element": "3"}}, ("[1, 2]", "[1, 2, 3]")),
+    "set_item": (
+        {"set_item": {**CALL, "keyword": "opts", "key": '"a"', "from": "1", "value": "2"}},
+        ('{"a": 1}', '{"a": 2}'),
+    ),
+}
+CASES = sample([(c, a, o) for c, (_, anchors) in CONSTRUCTS.items() for a in anchors for o in OPS])
+
+
+def module(construct: str, changed: int | None = None, edit: tuple[str, str] = ("", "")) -> str:
+    """The function with its copies (the `changed`-th, from 0, edited by `edit`)."""
+    lines = [
+        "async def f(cfg, out, items):",
+        "    @",
+        *("    " + t for t in CONSTRUCTS[construct][0]),
+        "    return out",
+    ]
+    out, n = [], 0
+    for line in lines:
+        indent = line[: len(line) - len(line.lstrip())]
+        if line.strip() == "@":
+            text = COPY.replace(*edit) if n == changed else COPY
+            out += [indent + part.lstrip("@") for part in text.split("\n")]
+            n += 1
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def entry(step: dict[str, object], within: str) -> bytes:
+    ((op, keys),) = step.items()
+    assert isinstance(keys, dict)
+    doc = {"summary": "s", "description": "d", "distribution": "toy", "supported": ">=0", "modules": {"m": "toy.m"}}
+    return yaml.safe_dump({**doc, "rewrites": [{op: {**keys, "within": within}}]}, sort_keys=False).encode()
+
+
+def _same(a: str, b: str) -> bool:
+    return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+
+
+@pytest.mark.parametrize(("construct", "anchor", "op"), CASES)
+def test_a_clause_anchor_picks_the_copy_in_that_clause(tmp_path: Path, construct: str, anchor: str, op: str) -> None:
+    step, edit = OPS[op]
+    patch = load_bytes(tmp_path / "e.yaml", entry(step, anchor))
+    before = module(construct).encode()
+    picks = CONSTRUCTS[construct][1][anchor]
+    if picks is None:
+        with pytest.raises(RefusedError, match="ambiguous|but none within"):
+            plan.plan(patch, patch.rewrites, "m", Path("m.py"), before)
+        return
+    change = plan.plan(patch, patch.rewrites, "m", Path("m.py"), before)
+    assert _same(change.after.decode(), module(construct, picks, edit)), change.after.decode()
+    assert runner.backward(patch, patch.rewrites, change.after, "m.py") == before
+
+
+@pytest.mark.parametrize("within", ["elif:", "except KeyError", "case:", "else if x:", "finally: x"])
+def test_a_clause_header_that_is_not_python_is_a_load_error_at_its_key(tmp_path: Path, within: str) -> None:
+    data = entry(OPS["replace"][0], within)
+    with pytest.raises(RegistryError) as info:
+        load_bytes(tmp_path / "e.yaml", data)
+    (problem,) = info.value.problems
+    assert "rewrites[0].replace.within" in problem and "e.yaml:" in problem, problem
+    assert "a clause's like `elif x:`" in problem, problem
