@@ -39,7 +39,7 @@ def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
     if isinstance(stmt, DEFS):
         return []
     found = [b for b in blocks(stmt) if b and isinstance(b[0], ast.stmt)]
-    return sorted(found, key=lambda b: b[0].lineno)  # in source order, as apply counts: a try's handlers before its else
+    return sorted(found, key=lambda b: b[0].lineno)  # as apply counts: a try's handlers before its else
 
 
 def slots(body: list[ast.stmt]) -> Iterator[tuple[list[ast.stmt], int]]:

@@ -265,7 +265,8 @@ def test_a_change_that_is_ambiguous_after_patching_widens_to_its_statement() -> 
     ]
 
 
-def test_a_repeated_statement_is_deleted_by_its_occurrence_in_the_installed_file() -> None:
+def test_a_repeated_statement_is_deleted_within_the_header_that_holds_it_alone() -> None:
+    # f10 (issue 20): a deletion's copy is anchored by its header, as replaces are, not by a bare count
     assert steps(
         LOGGED_TWICE,
         """\
@@ -276,7 +277,7 @@ def test_a_repeated_statement_is_deleted_by_its_occurrence_in_the_installed_file
             if not q:
                 return
         """,
-    ) == [("delete", {"scope": "f", "find": "log(q)\n", "occurrence": 2})]
+    ) == [("delete", {"scope": "f", "find": "log(q)\n", "within": "if not q:"})]
 
 
 def test_a_replacement_is_parenthesised_where_the_operators_around_it_need_it() -> None:
