@@ -27,9 +27,11 @@ class Callees:
     one runs what the text cannot tell), its decorators, and the functions it lets out as values
     (`escaped`: its own or inner ones, named by a name read other than as a callee, a decorated def, a
     lambda its own code does not bind to a name), each with the names the statement letting it out
-    mentions outside the statements it holds (a def's: its decorators, defaults, annotations)."""
+    mentions outside the statements it holds (a def's: its decorators, defaults, annotations; none
+    for a statement starting in `unsaid`, the value's own binding: a display holding a function
+    does not hand it the value)."""
 
-    def __init__(self, body: Sequence[ast.AST]) -> None:
+    def __init__(self, body: Sequence[ast.AST], unsaid: tuple[tuple[int, int], tuple[int, int]] | None = None) -> None:
         self.functions: dict[str, list[Function]] = {}
         self.aliases: dict[str, set[str]] = {}
         self.other: set[str] = set()  # names also bound to something else than a function or a name
@@ -58,7 +60,9 @@ class Callees:
             every.setdefault(fn.name, []).append(fn)
         for stmt in [*stmts, *(t for t in body if not isinstance(t, ast.stmt))]:  # a lambda's body: an expression
             header = _header(stmt)
-            said = frozenset(n.id for n in header if isinstance(n, ast.Name))
+            at = (getattr(stmt, "lineno", 0), getattr(stmt, "col_offset", 0))
+            inside = unsaid is not None and unsaid[0] <= at < unsaid[1]  # the value's own binding: holds, not hands
+            said = frozenset() if inside else frozenset(n.id for n in header if isinstance(n, ast.Name))
             skip.update(id(n.func) for n in header if isinstance(n, ast.Call))
             skip.update(id(d) for d in getattr(stmt, "decorator_list", []))
             out: list[Function] = []
@@ -72,6 +76,18 @@ class Callees:
             for let in out:
                 escaped[id(let)] = (let, escaped.get(id(let), (let, frozenset()))[1] | said)
         self.escaped = list(escaped.values())
+        self.every = every
+
+    def handed(self, call: ast.AST) -> set[int]:
+        """The functions a call's arguments name as values (`map(_reset, ...)`, a lambda): ids."""
+        parts = [*call.args, *(k.value for k in call.keywords)] if isinstance(call, ast.Call) else []
+        out: set[int] = set()
+        for n in (n for part in parts for n in ast.walk(part)):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                out.update(id(f) for f in self.resolve(n.id)[0] + self.every.get(n.id, []))
+            elif isinstance(n, ast.Lambda):
+                out.add(id(n))
+        return out
 
     def _bind(self, target: ast.AST, value: ast.expr, skip: set[int]) -> list[int]:
         """Record `target = value` where it binds a name to a lambda or to other names (`h = a if c

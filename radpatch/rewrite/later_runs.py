@@ -29,6 +29,7 @@ Standard library only (`ast`)."""
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
 _DEPTH = 8  # calls followed inside followed bodies; one deeper that may reach the value is refused
 _SHOWN = (ast.Tuple, ast.List, ast.Set)
+_BUILTINS = frozenset(dir(builtins))
 
 
 class Unfollowed(ast.expr):
@@ -67,11 +69,13 @@ def runs_after(
     what runs it). `free`: the scope's functions see its names (a module, a function; not a class body)."""
     start, end = _start(bound), _end(bound)
     again = _loops_again(body, bound)
-    scope = Callees(body)
+    scope = Callees(body, (start, end))
     holders = {name}
     seen: set[tuple[int, frozenset[str]]] = set()
     locals_of: dict[int, frozenset[str]] = {}
-    done: set[tuple[frozenset[str], frozenset[str], bool]] = set()  # the functions let out, followed for these
+    done: set[tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]] = (
+        set()
+    )  # the functions let out, followed for these
     for node in own(body):
         at = _start(node)
         if not at[0] or (at < end and not any(lo <= at < hi for lo, hi in again)) or start <= at < end:
@@ -96,7 +100,9 @@ class _CallWalk:
         outer: frozenset[str],
         shown: ast.AST,
         memo: tuple[
-            set[tuple[int, frozenset[str]]], dict[int, frozenset[str]], set[tuple[frozenset[str], frozenset[str], bool]]
+            set[tuple[int, frozenset[str]]],
+            dict[int, frozenset[str]],
+            set[tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]],
         ],
         nested: bool,
     ) -> None:
@@ -120,12 +126,17 @@ class _CallWalk:
             yield from self.follow(fn, passed | self._visible(sees, fn), depth)
         if unknown or (decorator and isinstance(node, ast.Call)):  # `@make(...)`: what make returns is applied
             value = frozenset(n.removesuffix("[]") for n in names | self.outer)
-            given = _hands(node, value)
-            if (self.outer, value, given) in self.done:
+            given, passes = _hands(node, value), frozenset(self.scope.handed(node))
+            # a callee that may be a function let out (not a method, not a builtin): any may get the value
+            opaque = not isinstance(callee, ast.Attribute) and not (
+                isinstance(callee, ast.Name) and callee.id in _BUILTINS and not fns and callee.id not in shadowed
+            )
+            if (self.outer, value, given, opaque, passes) in self.done:
                 return  # every function let out followed so already
-            self.done.add((self.outer, value, given))
+            self.done.add((self.outer, value, given, opaque, passes))
             for fn, mentions in self.scope.escaped:
-                held = parameters(fn) if given or mentions & value else set()
+                hands = (given or mentions & value) and (opaque or id(fn) in passes)
+                held = parameters(fn) if hands else set()
                 yield from self.follow(fn, held | self._visible(self.outer, fn), 0)
 
     def _resolve(
