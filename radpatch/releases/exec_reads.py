@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from radpatch.releases import exec_import_runs
-from radpatch.rewrite import later_runs
+from radpatch.rewrite import import_callees
 
 _WRITES = frozenset({"update", "setdefault", "__setitem__", "__delitem__", "pop", "popitem", "clear", "__setattr__"})
 _DYNAMIC = frozenset({"globals", "vars", "locals", "setattr", "delattr", "__dict__", "modules", "exec", "eval"})
@@ -125,7 +125,7 @@ def _effects(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: set[str]) -> _R
     its own it changes in place or calls a method of, or the module's names it passes to a call (an
     `NS.update(...)`, `fill(NS)`: may change them), and whether it may bind a name no binding shows
     (`globals()`, `vars(...)`, `setattr(sys.modules[__name__], ...)`, `__dict__`, `exec`)."""
-    own = later_runs.local_names(fn)
+    own = import_callees.own_names(fn)
     bound = frozenset(n for g in ast.walk(fn) if isinstance(g, ast.Global) for n in g.names)
     written = {n for n in _written(fn) if n not in own}
     for node in ast.walk(fn):

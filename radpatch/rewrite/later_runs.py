@@ -8,28 +8,41 @@ with its test), which runs again after the binding on the next pass, unless the 
 statement of that loop's body with no `break` or `continue` before it (then every pass binds a
 fresh value after it). Reaches the value: the name itself, a name given it later (`ALIAS = CFG`,
 at any depth of aliases), a name given a display holding it (`T = (CFG,)`: `T[0]`, `f(*T)`), and
-the bodies of the functions the scope defines that a later call runs, transitively (a call made in
-a followed body to another of the scope's functions, to depth _DEPTH; each function once per set of
+the bodies of the functions the scope defines that a later node runs (rewrite.import_callees: a
+call by a def's name or a name bound to a def or lambda, `run = _reset`; a decorator; an inner def
+of a followed function called there), transitively (to depth _DEPTH; each function once per set of
 names reaching the value in it, so recursion ends): there, a parameter the call passes the value
 to (positionally, by keyword, spread by `*X`/`**X`: every parameter; into `*args`/`**kw`: their
 indexes and iteration), the scope's own names the function does not bind itself (not in a class
-body, whose names its functions do not see), and aliases made inside. Refused unread (Unfollowed):
-a call deeper than _DEPTH, a `*args`/`**kw` holding the value used other than by index, iteration,
-`len` or spread. A function from elsewhere, a method, the value put in another object (but a
-display bound to a name) are not followed.
+body, whose names its functions do not see), an enclosing function's names (an inner def), and
+aliases made inside. Where the text cannot say which function runs (att56 F8: a callee that is not
+such a name, `map(_reset, [CFG])`, `HANDLERS[0](CFG)`, a decorator not so named, `@make(...)`'s
+result), every function the scope lets out as a value runs, each parameter holding the value where
+that call or the statement letting it out names the value; an inner def a followed function lets
+out (returns, passes) runs with each parameter holding it. Refused unread (Unfollowed): a call
+deeper than _DEPTH, a `*args`/`**kw` holding the value used other than by index, iteration, `len`
+or spread. A function from elsewhere, a method by attribute, the value put in another object (but
+a display bound to a name) are not followed.
 
 Standard library only (`ast`)."""
 
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from radpatch.rewrite.import_callees import Callees, body_of, own, own_names, parameters
+
+if TYPE_CHECKING:
+    from radpatch.rewrite.import_callees import Function
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
 _DEPTH = 8  # calls followed inside followed bodies; one deeper that may reach the value is refused
 _SHOWN = (ast.Tuple, ast.List, ast.Set)
+_BUILTINS = frozenset(dir(builtins))
 
 
 class Unfollowed(ast.expr):
@@ -51,14 +64,18 @@ def runs_after(
     body: list[ast.stmt], name: str, bound: ast.AST, free: bool = True
 ) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
     """(node, the names that hold the value bound at `bound` where the node runs, the node a refusal
-    names: the node itself, or the call that runs a followed function's body), for each node of the
-    scope's code that may run after `bound`, in source order (a followed body right after its call).
-    `free`: the scope's functions see its names (a module, a function; not a class body)."""
+    names: the node itself, or the call or decorator that runs a followed function's body), for each
+    node of the scope's code that may run after `bound`, in source order (a followed body right after
+    what runs it). `free`: the scope's functions see its names (a module, a function; not a class body)."""
     start, end = _start(bound), _end(bound)
     again = _loops_again(body, bound)
-    defs = {d.name: d for d in own(body) if isinstance(d, _DEFS)}
+    scope = Callees(body, (start, end))
     holders = {name}
     seen: set[tuple[int, frozenset[str]]] = set()
+    locals_of: dict[int, frozenset[str]] = {}
+    done: set[tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]] = (
+        set()
+    )  # the functions let out, followed for these
     for node in own(body):
         at = _start(node)
         if not at[0] or (at < end and not any(lo <= at < hi for lo, hi in again)) or start <= at < end:
@@ -66,35 +83,78 @@ def runs_after(
         _bind(node, holders)
         names = frozenset(holders)
         yield node, names, node
-        if isinstance(node, ast.Call):
-            follow = _CallWalk(defs, names if free else frozenset(), node, seen, free)
-            yield from follow.call(node, names, frozenset(), 0)
+        follow = _CallWalk(scope, names if free else frozenset(), node, (seen, locals_of, done), free)
+        yield from follow.runs(node, names, None, frozenset(), 0)
 
 
 class _CallWalk:
-    """The bodies of the scope's functions a call runs, with the calls made in them, transitively:
-    each function once per set of names reaching the value in it (recursion ends), to _DEPTH."""
+    """The bodies of the scope's functions a node runs (rewrite.import_callees), with what runs in
+    them, transitively: each function once per set of names reaching the value in it (recursion
+    ends), to _DEPTH calls; a function the text cannot tell runs (let out as a value, where a callee
+    is unknown) from depth 0 (it may run from anywhere), its parameters holding the value where the
+    call or the statement letting it out names the value."""
 
     def __init__(
         self,
-        defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+        scope: Callees,
         outer: frozenset[str],
         shown: ast.AST,
-        seen: set[tuple[int, frozenset[str]]],
+        memo: tuple[
+            set[tuple[int, frozenset[str]]],
+            dict[int, frozenset[str]],
+            set[tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]],
+        ],
         nested: bool,
     ) -> None:
-        self.defs, self.outer, self.shown, self.seen = defs, outer, shown, seen
+        self.scope, self.outer, self.shown = scope, outer, shown
+        self.seen, self.locals_of, self.done = memo  # what was followed; each function's own names, read once
         self.nested = nested  # a call in a followed body names the scope's functions (not a class's)
 
-    def call(
-        self, call: ast.Call, names: frozenset[str], shadowed: frozenset[str], depth: int
+    def runs(
+        self, node: ast.AST, names: frozenset[str], local: Callees | None, shadowed: frozenset[str], depth: int
     ) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
-        callee = call.func.id if isinstance(call.func, ast.Name) else ""
-        fn = self.defs.get(callee) if callee not in shadowed else None
-        if fn is None:
+        """What `node` runs: a call of a function the scope (or `local`, a followed function's own
+        code, whose names are `shadowed`) defines; a decorator; where the callee is not told, every
+        function let out."""
+        decorator = id(node) in self.scope.decorators or (local is not None and id(node) in local.decorators)
+        callee = node.func if isinstance(node, ast.Call) else node if decorator else None
+        if callee is None:
             return
-        local = local_names(fn)
-        inner = _passed(call, fn, names) | {n for n in self.outer if n.removesuffix("[]") not in local}
+        fns, unknown = self._resolve(callee, names, local, shadowed)
+        for fn, sees in fns:
+            passed = _passed(node, fn, names) if isinstance(node, ast.Call) else set()
+            yield from self.follow(fn, passed | self._visible(sees, fn), depth)
+        if unknown or (decorator and isinstance(node, ast.Call)):  # `@make(...)`: what make returns is applied
+            value = frozenset(n.removesuffix("[]") for n in names | self.outer)
+            given, passes = _hands(node, value), frozenset(self.scope.handed(node))
+            # a callee that may be a function let out (not a method, not a builtin): any may get the value
+            opaque = not isinstance(callee, ast.Attribute) and not (
+                isinstance(callee, ast.Name) and callee.id in _BUILTINS and not fns and callee.id not in shadowed
+            )
+            if (self.outer, value, given, opaque, passes) in self.done:
+                return  # every function let out followed so already
+            self.done.add((self.outer, value, given, opaque, passes))
+            for fn, mentions in self.scope.escaped:
+                hands = (given or mentions & value) and (opaque or id(fn) in passes)
+                held = parameters(fn) if hands else set()
+                yield from self.follow(fn, held | self._visible(self.outer, fn), 0)
+
+    def _resolve(
+        self, callee: ast.AST, names: frozenset[str], local: Callees | None, shadowed: frozenset[str]
+    ) -> tuple[list[tuple[Function, frozenset[str]]], bool]:
+        """The functions `callee` may be, each with the names it sees there, and whether it may be
+        another the text cannot tell."""
+        if not isinstance(callee, ast.Name):
+            return [], True
+        if local is not None and callee.id in shadowed:
+            fns, unknown = local.resolve(callee.id)
+            return [(f, names) for f in fns], unknown or not fns
+        if local is not None and not self.nested:
+            return [], True
+        fns, unknown = self.scope.resolve(callee.id)
+        return [(f, self.outer) for f in fns], unknown
+
+    def follow(self, fn: Function, inner: set[str], depth: int) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
         key = (id(fn), frozenset(inner))
         if not inner or key in self.seen:
             return
@@ -103,15 +163,35 @@ class _CallWalk:
             return
         self.seen.add(key)
         held = set(inner)
-        loose = _loose(fn.body, {n[:-2] for n in inner if n.endswith("[]")})
-        for node in own(fn.body):
+        body = body_of(fn)
+        local = Callees(body)
+        shadowed = self.locals_of.setdefault(id(fn), own_names(fn))
+        loose = _loose(body, {n[:-2] for n in inner if n.endswith("[]")})
+        for node in own(body):
             _bind(node, held)
             here = frozenset(held)
             if node in loose:
                 yield Unfollowed(), here, self.shown
             yield node, here, self.shown
-            if isinstance(node, ast.Call) and self.nested:
-                yield from self.call(node, here, local, depth + 1)
+            yield from self.runs(node, here, local, shadowed, depth + 1)
+        for nested, _ in local.escaped:  # an inner def let out (returned, passed): may run, given anything
+            yield from self.follow(nested, parameters(nested) | self._visible(frozenset(held), nested), depth + 1)
+
+    def _visible(self, sees: frozenset[str], fn: Function) -> set[str]:
+        """The names of the enclosing scope holding the value that `fn` sees (does not bind itself)."""
+        if id(fn) not in self.locals_of:
+            self.locals_of[id(fn)] = own_names(fn)
+        local = self.locals_of[id(fn)]
+        return {n for n in sees if n.removesuffix("[]") not in local}
+
+
+def _hands(node: ast.AST, value: frozenset[str]) -> bool:
+    """A call's arguments may hold the value: one of `value` named there other than as the object of
+    an attribute (`print(CFG)`, `f([CFG])`, `f(T[0])`; not `f(CFG.items())`)."""
+    parts = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else []
+    walked = [n for part in parts for n in ast.walk(part)]
+    objects = {id(n.value) for n in walked if isinstance(n, ast.Attribute)}
+    return any(isinstance(n, ast.Name) and n.id in value and id(n) not in objects for n in walked)
 
 
 def _bind(node: ast.AST, held: set[str]) -> None:
@@ -136,24 +216,7 @@ def _contains(value: ast.AST, names: frozenset[str]) -> bool:
     return any(reaches(e, names) for e in elts)
 
 
-def local_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The names `fn` binds in its own scope (its parameters too), less those it declares global."""
-    a = fn.args
-    out = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg)))}
-    declared: set[str] = set()
-    for node in own(fn.body):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            out.add(node.id)
-        elif isinstance(node, (*_DEFS, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.update((x.asname or x.name).split(".")[0] for x in node.names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-    return frozenset(out - declared)
-
-
-def _loose(body: list[ast.stmt], containers: set[str]) -> set[ast.AST]:
+def _loose(body: list[ast.AST], containers: set[str]) -> set[ast.AST]:
     """The uses of a `*args`/`**kwargs` parameter holding the value other than `args[i]`, `for x in
     args`, `len(args)`, `f(*args)` or `f(**kw)`: the value may go anywhere from there."""
     if not containers:
@@ -172,28 +235,6 @@ def _loose(body: list[ast.stmt], containers: set[str]) -> set[ast.AST]:
             inner = list(node.args)
         kept.update(id(x) for x in inner)
     return {u for u in uses if id(u) not in kept}
-
-
-def own(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of the code the scope runs, in source order: not a function's or lambda's body, but
-    what runs where one is defined (decorators, defaults, annotations) and a class body (att52 #2b, #2c)."""
-    stack: list[ast.AST] = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (*_DEFS, ast.Lambda)):
-            stack.extend(reversed(_runs_at_definition(node)))
-        else:
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
-
-
-def _runs_at_definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.AST]:
-    args = node.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]
-    out: list[ast.AST] = [*getattr(node, "decorator_list", []), *args.defaults]
-    out += [d for d in args.kw_defaults if d is not None] + [a.annotation for a in every if a.annotation]
-    returns = getattr(node, "returns", None)
-    return out + ([returns] if returns is not None else [])
 
 
 def _start(node: ast.AST) -> tuple[int, int]:
@@ -222,7 +263,7 @@ def _loops_again(body: list[ast.stmt], bound: ast.AST) -> list[tuple[tuple[int, 
     return out
 
 
-def _passed(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, names: frozenset[str]) -> set[str]:
+def _passed(call: ast.Call, fn: Function, names: frozenset[str]) -> set[str]:
     """The parameters of `fn` that `call` passes the value to (positionally or by keyword; into
     `*args` or `**kw`: that name as a container, `args[]`); a `*X` or `**X` argument that may hold it:
     every parameter (the text cannot say which)."""

@@ -6,7 +6,8 @@ Generated: the change (a dict entry's value changed, a key added, a key taken aw
 set's element added or taken away) x the later statement (the key or element the change is about,
 another, a method that only reads, one that empties the collection; later53: a list only reordered
 and then sorted, the statement through another name or in a function of the module the value is
-passed to) x whether it sits under an `if`.
+passed to; att56 F8: run through an alias, `map`, a lambda, a decorator) x whether it sits under an
+`if`.
 The oracle imports the original and the patched module in a subprocess and compares the name's
 final value: refused exactly where the two are equal (or the patched module fails to import);
 applied wherever they differ."""
@@ -47,6 +48,12 @@ LATER = {
         "C.update(c=4)",
         'x = C.get("a")',
         "C.clear()",
+        # att56 F8: a function run at import through an alias, `map`, a lambda, a decorator; a twin
+        "def _fill(d):\n    d.update(a=3)\nrun = _fill\nrun(C)",
+        "def _fill(d):\n    d.update(a=3)\nlist(map(_fill, [C]))",
+        "def _fill(d):\n    d.update(q=3)\nlist(map(_fill, [C]))",
+        "_fill = lambda d: d.update(a=3)\n_fill(C)",
+        'def _reg(fn):\n    C["a"] = 3\n    return fn\n@_reg\ndef h():\n    pass',
     ],
     "L": [
         'L.append("z")',

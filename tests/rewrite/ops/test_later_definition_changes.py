@@ -4,7 +4,8 @@ then `C.__bases__ = (A,)`: the change has no effect on what the module keeps, an
 
 Generated: the edit (set_default of a positional parameter, of a keyword-only one; set_bases) x the
 later statement (the attribute that holds the change stored, deleted, changed in place, through
-setattr, through another name, in a function of the module the definition is passed to; another
+setattr, through another name, in a function of the module the definition is passed to, also one
+run through an alias, `map` or a decorator, att56 F8; another
 attribute; a read; an augmented store). The oracle (tests/lib/later_values) imports the original
 and the patched module and compares the function's `__defaults__` and `__kwdefaults__` or the
 class's bases: refused exactly where they are equal; applied where they differ, but for a later
@@ -48,6 +49,11 @@ FUNCTION = [
     "x = f.__defaults__",
     'f.__doc__ = "x"',
     "x = repr(f)",
+    # att56 F8: run at import through an alias, `map`, a decorator; a twin setting another attribute
+    "def _reset(fn):\n    fn.__defaults__ = (7,)\nrun = _reset\nrun(f)",
+    "def _reset(fn):\n    fn.__defaults__ = (7,)\nlist(map(_reset, [f]))",
+    'def _reset(fn):\n    fn.__doc__ = "x"\nlist(map(_reset, [f]))',
+    "def _reg(g):\n    f.__defaults__ = (7,)\n    return g\n@_reg\ndef h():\n    pass",
 ]
 CLASS = [
     "C.__bases__ = (A,)",
@@ -58,6 +64,7 @@ CLASS = [
     "C.x = 1",
     "x = C.__bases__",
     "def _show(cls):\n    return cls.__name__\nx = _show(C)",
+    "def _rebase(cls):\n    cls.__bases__ = (A,)\nlist(map(_rebase, [C]))",  # att56 F8
 ]
 MAY = {'f.__kwdefaults__["c"] = 7'}
 

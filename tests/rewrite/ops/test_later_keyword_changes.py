@@ -4,7 +4,8 @@ of set_item's case): `B = Box(timeout=1)` then `B.timeout = 2`, or `CFG = dict(t
 
 Generated: the call (an object whose keywords become its attributes, `dict(...)`) x the later
 statement (the attribute or key stored, deleted, augmented, through setattr, another one, a read,
-under an `if`; later53: through another name, in a function of the module the value is passed to) x
+under an `if`; later53: through another name, in a function of the module the value is passed to;
+att56 F8: in one run through an alias, `map`, a lambda, a decorator, an inner def) x
 the scope (the module, a class body) x the edit (the keyword's value changed; later53: the keyword
 added to the call passing none, or taken away). The oracle imports the original and the
 patched module in a subprocess and compares what the name ends with (the object's attributes, the
@@ -60,6 +61,22 @@ MAY: set[str] = set()  # later53: `k = "other"` / `setattr(B, k, 3)` reads k as 
 # later53: through another name, in a function of the module the object is passed to
 LATER["object"] += ["ALIAS = B\nALIAS.timeout = 4", "def _fix(b):\n    b.setTimeout(4)\n_fix(B)", "x = repr(B)"]
 LATER["dict"] += ['ALIAS = CFG\nALIAS["timeout"] = 4', 'def _fix(d):\n    d.setdefault("timeout", 4)\n_fix(CFG)']
+# att56 F8: a function run at import by a route other than a call by its def's name (an alias, map,
+# a lambda bound to a name, a decorator, an inner def), with a twin changing another attribute or key
+LATER["object"] += [
+    "def _fix(b):\n    b.timeout = 4\nrun = _fix\nrun(B)",
+    "def _fix(b):\n    b.timeout = 4\nlist(map(_fix, [B]))",
+    "def _fix(b):\n    b.other = 4\nlist(map(_fix, [B]))",
+    '_fix = lambda b: setattr(b, "timeout", 4)\n_fix(B)',
+    "def _reg(fn):\n    B.timeout = 4\n    return fn\n@_reg\ndef h():\n    pass",
+]
+LATER["dict"] += [
+    'def _fix(d):\n    d["timeout"] = 4\nrun = _fix\nrun(CFG)',
+    'def _fix(d):\n    d["timeout"] = 4\nlist(map(_fix, [CFG]))',
+    'def _fix(d):\n    d["other"] = 4\nlist(map(_fix, [CFG]))',
+    "_fix = lambda d: d.update(timeout=4)\n_fix(CFG)",
+    'def _setup():\n    def inner():\n        CFG["timeout"] = 4\n    inner()\n_setup()',
+]
 SCOPES = ("<module>", "K")
 # the keyword's value changed, added to the call passing none, taken away (later53: set_keyword's
 # add and remove): (the call's keywords, the rewrite's from and to)
