@@ -10,9 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cyclonedx.schema import SchemaVersion
-from cyclonedx.validation.json import JsonStrictValidator
-
 from tests.lib.site import Site
 from tests.lib.toy import TOY_SECOND as SECOND
 
@@ -20,6 +17,11 @@ UNAPPLIED = SECOND.replace("floor", "never").replace("max(size, 1)", "max(size, 
 
 
 def validate(text: str) -> None:
+    # imported here: the validator's import builds jsonschema's format grammars (seconds), which every
+    # test worker would otherwise pay at collection, whichever tests it runs
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+
     error = JsonStrictValidator(SchemaVersion.V1_6).validate_str(text)
     assert error is None, error
 
