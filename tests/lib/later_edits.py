@@ -4,10 +4,16 @@ and each edit of them as the operation that makes it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from radpatch.errors import RefusedError
+from radpatch.prove import plan
 from radpatch.registry.model import Operation
 from radpatch.rewrite.ops.set_element import SetElement
 from radpatch.rewrite.ops.set_item import SetItem
 from tests.lib.blocks import indent
+from tests.lib.later_values import took_effect
+from tests.lib.rewrites import patch_of
 
 LITERALS = {"dict": 'CFG = {\n    "timeout": 1,\n    "retries": 3,\n}\n', "list": 'FLAGS = ["a", "b"]\n'}
 LITERALS["set"] = 'S = {"a", "b"}\n'
@@ -39,3 +45,22 @@ ADDED = {"list add": '"c"', "list add after": '"c"'}  # a list element added mus
 def module(kind: str, later: list[str], scope: str) -> str:
     text = LITERALS[kind] + "".join(s + "\n" for s in later)
     return text if scope == "<module>" else "class K:\n" + indent(text, "    ")
+
+
+def planned_verdict(tmp_path: Path, edit: str, later: str, scope: str) -> tuple[str | None, bool | None, str]:
+    """(the refusal, or None where it applied; whether the edit takes effect when the module is
+    imported, None where the original does not import; the module before) for `edit` on a module whose
+    `later` statement follows the literal: where refused, the edit alone is put into the text to ask
+    the oracle (tests/lib/later_values) what applying it would have given."""
+    kind, make = EDITS[edit]
+    before = module(kind, [later], scope)
+    patch = patch_of(make(scope))
+    refused: str | None = None
+    try:
+        after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before.encode()).after.decode()
+    except RefusedError as exc:
+        refused = exc.message
+        bare = patch_of(make(scope))
+        edited = plan.plan(bare, bare.rewrites, "mod", Path("mod.py"), module(kind, [], scope).encode())
+        after = before.replace(module(kind, [], scope), edited.after.decode(), 1)
+    return refused, took_effect(tmp_path, before, after, NAMES[kind], REMOVED.get(edit), ADDED.get(edit)), before

@@ -18,12 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from radpatch.errors import RefusedError
-from radpatch.prove import plan
 from tests.lib.generated import sample
-from tests.lib.later_edits import ADDED, EDITS, NAMES, REMOVED, module
-from tests.lib.later_values import took_effect
-from tests.lib.rewrites import patch_of
+from tests.lib.later_edits import EDITS, NAMES, planned_verdict
 
 # {n}: the literal's name; {s}: the statement, on the variable named {v} (filled per shape)
 SHAPES = {
@@ -80,22 +76,9 @@ CASES = sample(
 def test_refused_exactly_where_a_function_run_at_import_undoes_the_edit(
     tmp_path: Path, edit: str, shape: str, statement: str, scope: str
 ) -> None:
-    kind, make = EDITS[edit]
+    kind, _ = EDITS[edit]
     later = later_text(shape, statement, NAMES[kind])
-    before = module(kind, [later], scope)
-    patch = patch_of(make(scope))
-    try:
-        after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before.encode()).after.decode()
-    except RefusedError as exc:
-        refused: str | None = exc.message
-        after = None
-    if after is None:
-        bare = patch_of(make(scope))
-        edited = plan.plan(bare, bare.rewrites, "mod", Path("mod.py"), module(kind, [], scope).encode())
-        after = module(kind, [later], scope).replace(module(kind, [], scope), edited.after.decode(), 1)
-    else:
-        refused = None
-    took = took_effect(tmp_path, before, after, NAMES[kind], REMOVED.get(edit), ADDED.get(edit))
+    refused, took, before = planned_verdict(tmp_path, edit, later, scope)
     if took is None:
         return  # the original does not import: no value to compare
     if not took:

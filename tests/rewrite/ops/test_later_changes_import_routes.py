@@ -19,12 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from radpatch.errors import RefusedError
-from radpatch.prove import plan
 from tests.lib.generated import sample
-from tests.lib.later_edits import ADDED, EDITS, NAMES, REMOVED, module
-from tests.lib.later_values import took_effect
-from tests.lib.rewrites import patch_of
+from tests.lib.later_edits import EDITS, NAMES, planned_verdict
 
 # {n}: the literal's name; {s}: the statement on the variable named by the second item ({n}: the
 # module's name, read where the function sees it); {e}: the statement as an expression (a lambda's)
@@ -112,20 +108,10 @@ CASES = sample(
 def test_refused_exactly_where_a_function_run_at_import_by_any_route_undoes_the_edit(
     tmp_path: Path, edit: str, route: str, statement: str, scope: str
 ) -> None:
-    kind, make = EDITS[edit]
+    kind, _ = EDITS[edit]
     later = later_text(route, statement, NAMES[kind])
     assert later is not None
-    before = module(kind, [later], scope)
-    patch = patch_of(make(scope))
-    refused: str | None = None
-    try:
-        after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before.encode()).after.decode()
-    except RefusedError as exc:
-        refused = exc.message
-        bare = patch_of(make(scope))
-        edited = plan.plan(bare, bare.rewrites, "mod", Path("mod.py"), module(kind, [], scope).encode())
-        after = before.replace(module(kind, [], scope), edited.after.decode(), 1)
-    took = took_effect(tmp_path, before, after, NAMES[kind], REMOVED.get(edit), ADDED.get(edit))
+    refused, took, before = planned_verdict(tmp_path, edit, later, scope)
     if took is None:
         return  # the original does not import: no value to compare
     if not took:
