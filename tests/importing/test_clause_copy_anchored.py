@@ -20,7 +20,6 @@ counted inside a header lands as intended (the copies were added outside every h
 
 from __future__ import annotations
 
-import ast
 import random
 import shutil
 
@@ -28,11 +27,10 @@ import pytest
 import yaml
 
 from radpatch.errors import RefusedError
-from radpatch.importing.rewrites import rewrites
 from radpatch.registry.loader import load_bytes
 from radpatch.rewrite.runner import forward
 from tests.lib.generated import sample
-from tests.lib.same_code import gnu_patch
+from tests.lib.same_code import copies_above, gnu_patch, imported_entry, same_ast
 
 pytestmark = pytest.mark.skipif(shutil.which("patch") is None, reason="GNU patch is not installed")
 TAGS, OPTS = "put(x, tags=[10, 20, 30, 40])", "put(x, opts={'a': 1, 'b': 2, 'c': 3})"
@@ -212,22 +210,7 @@ def case(seed: int, kind: str) -> tuple[str, str, str, str, bool] | None:
     target = _at(body, path)
     added = [target if rng.random() < 0.7 else rng.choice(POOL) for _ in range(rng.randint(1, 3))]
     before, after = render(body), _changed(kind, body, path)
-    return before, after, _above(before, added), _above(after, added), told_apart(body, path, kind)
-
-
-def _above(module: str, added: list[str]) -> str:
-    head, rest = module.split("\n", 1)
-    return head + "\n" + "".join(f"    {line}\n" for line in added) + rest
-
-
-def entry(before: str, after: str) -> bytes:
-    steps = [{s.op: dict(s.keys)} for s in rewrites(before, after).steps]
-    doc = {"summary": "s", "description": "d", "distribution": "toy", "supported": "==1.0"}
-    return yaml.safe_dump({**doc, "modules": {"m": "toy.m"}, "rewrites": steps}, sort_keys=False).encode()
-
-
-def _same(a: str, b: str) -> bool:
-    return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    return before, after, copies_above(before, added), copies_above(after, added), told_apart(body, path, kind)
 
 
 CASES = sample([(seed, kind) for kind in KINDS for seed in range(60)])
@@ -239,13 +222,13 @@ def test_a_copy_in_a_clause_is_anchored_by_it_and_lands_on_it_in_the_next_releas
     bad: list[str] = []
     cases = [(c, kind) for c, kind in ((case(s, kind), kind) for s, kind in CASES) if c is not None]
     for (before, after, nxt, intended, told), kind in cases:
-        data = entry(before, after)
+        data = imported_entry(before, after)
         patch = load_bytes(tmp_path / "e.yaml", data)
         gnu_here = gnu_patch(before, after, before)
         ours_here = forward(patch, patch.rewrites, before.encode(), "m.py").decode()
-        assert gnu_here is not None and _same(ours_here, gnu_here), data.decode()
+        assert gnu_here is not None and same_ast(ours_here, gnu_here), data.decode()
         gnu = gnu_patch(before, after, nxt)
-        counts["GNU patch gives the intended result"] += gnu is not None and _same(gnu, intended)
+        counts["GNU patch gives the intended result"] += gnu is not None and same_ast(gnu, intended)
         what = f"{kind}:\n{data.decode()}--- installed\n{before}--- next\n{nxt}"
         text = data.decode()
         if "occurrence:" in text and "within:" not in text:
@@ -263,7 +246,7 @@ def test_a_copy_in_a_clause_is_anchored_by_it_and_lands_on_it_in_the_next_releas
             counts["refused, no count"] += 1
             if "within:" in text:
                 bad.append(f"refused on the next release: {what}")
-        elif _same(ours, intended):
+        elif same_ast(ours, intended):
             counts["counted inside a header, lands" if "occurrence:" in text else "clause-anchored, lands"] += 1
         else:
             bad.append(f"lands elsewhere on the next release: {what}--- radpatch\n{ours}")
@@ -327,13 +310,13 @@ def test_att56_f10_sites_are_anchored_by_their_clause(tmp_path, line: int, old: 
     others added above) it lands on the intended copy."""
     rows = ELIF.splitlines(True)
     after = "".join(r.replace(old, new) if k == line - 1 else r for k, r in enumerate(rows))
-    data = entry(ELIF, after)
+    data = imported_entry(ELIF, after)
     (step,) = yaml.safe_load(data)["rewrites"]
     ((_, keys),) = step.items()
     within, nth = SITES[(line, old, new)]
     assert (keys.get("within"), keys.get("occurrence")) == (within, nth), data.decode()
     patch = load_bytes(tmp_path / "e.yaml", data)
     gnu = gnu_patch(ELIF, after, ELIF)
-    assert gnu is not None and _same(forward(patch, patch.rewrites, ELIF.encode(), "m.py").decode(), gnu)
+    assert gnu is not None and same_ast(forward(patch, patch.rewrites, ELIF.encode(), "m.py").decode(), gnu)
     nxt, intended = ELIF.replace(*ABOVE), after.replace(*ABOVE)
-    assert _same(forward(patch, patch.rewrites, nxt.encode(), "m.py").decode(), intended)
+    assert same_ast(forward(patch, patch.rewrites, nxt.encode(), "m.py").decode(), intended)

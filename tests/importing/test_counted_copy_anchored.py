@@ -19,20 +19,17 @@ count lands elsewhere there (one anchored by neighbours may be refused where the
 
 from __future__ import annotations
 
-import ast
 import copy
 import random
 import shutil
 
 import pytest
-import yaml
 
 from radpatch.errors import RefusedError
-from radpatch.importing.rewrites import rewrites
 from radpatch.registry.loader import load_bytes
 from radpatch.rewrite.runner import forward
 from tests.lib.generated import sample
-from tests.lib.same_code import gnu_patch, render
+from tests.lib.same_code import copies_above, gnu_patch, imported_entry, render, same_ast
 
 pytestmark = pytest.mark.skipif(shutil.which("patch") is None, reason="GNU patch is not installed")
 POOL = ("emit(x, flush=True)", "emit(total, flush=True)", "total += x", "x = g(x, 'a')", "log.append(x)")
@@ -126,26 +123,10 @@ def case(seed: int, kind: str) -> tuple[str, str, str, str, bool] | None:
     return (
         render(body),
         render(changed),
-        _above(render(body), added),
-        _above(render(changed), added),
+        copies_above(render(body), added),
+        copies_above(render(changed), added),
         told_apart(body, path, kind),
     )
-
-
-def _above(module: str, added: list[str]) -> str:
-    """The next release: `added` at the top of the function, above every copy (each count shifts)."""
-    head, rest = module.split("\n", 1)
-    return head + "\n" + "".join(f"    {line}\n" for line in added) + rest
-
-
-def entry(before: str, after: str) -> bytes:
-    steps = [{s.op: dict(s.keys)} for s in rewrites(before, after).steps]
-    doc = {"summary": "s", "description": "d", "distribution": "toy", "supported": "==1.0"}
-    return yaml.safe_dump({**doc, "modules": {"m": "toy.m"}, "rewrites": steps}, sort_keys=False).encode()
-
-
-def _same(a: str, b: str) -> bool:
-    return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
 
 
 CASES = sample([(seed, kind) for kind in KINDS for seed in range(150)])
@@ -158,11 +139,11 @@ def test_a_changed_copy_is_anchored_by_its_header_and_lands_on_it_in_the_next_re
     bad: list[str] = []
     cases = [(c, kind) for c, kind in ((case(s, kind), kind) for s, kind in CASES) if c is not None]
     for (before, after, nxt, intended, told), kind in cases:
-        data = entry(before, after)
+        data = imported_entry(before, after)
         patch = load_bytes(tmp_path / "e.yaml", data)
-        assert _same(forward(patch, patch.rewrites, before.encode(), "m.py").decode(), after), data.decode()
+        assert same_ast(forward(patch, patch.rewrites, before.encode(), "m.py").decode(), after), data.decode()
         gnu = gnu_patch(before, after, nxt)  # its hunk's context may match a copy nearer the old line
-        counts["GNU patch gives the intended result"] += gnu is not None and _same(gnu, intended)
+        counts["GNU patch gives the intended result"] += gnu is not None and same_ast(gnu, intended)
         what = f"{kind}:\n{data.decode()}--- installed\n{before}--- next\n{nxt}"
         if b"occurrence:" in data:
             counts["still counted"] += 1
@@ -177,7 +158,7 @@ def test_a_changed_copy_is_anchored_by_its_header_and_lands_on_it_in_the_next_re
             counts["refused, no count"] += 1
             if told and b"within:" in data:  # (a find grown by neighbours may be copied whole above)
                 bad.append(f"refused on the next release: {what}")
-        elif _same(ours, intended):
+        elif same_ast(ours, intended):
             counts["anchored, lands as intended"] += 1
         else:
             bad.append(f"lands elsewhere on the next release: {what}--- radpatch\n{ours}")

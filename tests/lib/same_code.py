@@ -7,6 +7,7 @@ ask whether a rewrite carried to the next release lands on the same code as GNU 
 
 from __future__ import annotations
 
+import ast
 import copy
 import difflib
 import random
@@ -15,6 +16,10 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
+
+from radpatch.importing.rewrites import rewrites
 
 PATCH = shutil.which("patch")
 POOL = ("log.append(total)", "total += x", "log.append(x)", "total = total * 2", "x = x + 1")
@@ -126,3 +131,20 @@ def gnu_patch(old: str, new: str, target: str) -> str | None:
             capture_output=True,
         )
         return path.read_text() if done.returncode == 0 else None
+
+
+def copies_above(module: str, added: list[str]) -> str:
+    """The next release: `added` at the top of the function, above every copy (each count shifts)."""
+    head, rest = module.split("\n", 1)
+    return head + "\n" + "".join(f"    {line}\n" for line in added) + rest
+
+
+def imported_entry(before: str, after: str) -> bytes:
+    """The registry `radpatch import` makes of before -> after in `toy.m` (supported ==1.0)."""
+    steps = [{s.op: dict(s.keys)} for s in rewrites(before, after).steps]
+    doc = {"summary": "s", "description": "d", "distribution": "toy", "supported": "==1.0"}
+    return yaml.safe_dump({**doc, "modules": {"m": "toy.m"}, "rewrites": steps}, sort_keys=False).encode()
+
+
+def same_ast(a: str, b: str) -> bool:
+    return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
