@@ -1,11 +1,15 @@
 """Which functions of a scope a node of its code may run, for rewrite.later_runs (att56 F8): a call
 by the name of a def or of a name bound to a def or lambda (`run = _reset; run(CFG)`, `_reset =
-lambda d: ...; _reset(CFG)`, `h = a if c else b`: each), a decorator (`@_register` calls
+lambda d: ...; _reset(CFG)`, `h = a if c else b`: each; a loop variable over a list or tuple
+display, `for h in (a, b):`, rewrite.loop_displays), a decorator (`@_register` calls
 `_register` with the def or class), and, where the text cannot say which function a call runs (a
 callee that is not such a name: `map(_reset, [CFG])`, `HANDLERS[0](CFG)`, `@app.route(...)`), every
 function the scope lets out as a value: passed, stored, returned or aliased beyond a plain name, a
-decorated def, a lambda not bound to a name. Also the code a scope runs where it is (`own`): not a
-function's or lambda's body, but what runs where one is defined, and a class body.
+decorated def, a lambda not bound to a name; a name read inside a function means what the nearest
+function around it binds under it (a local shadows: rewrite.let_out_order), and each function let
+out has the place in import order where it is first let out (None: at any time). Also the code a
+scope runs where it is (`own`): not a function's or lambda's body, but what runs where one is
+defined, and a class body.
 
 Standard library only (`ast`)."""
 
@@ -14,6 +18,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
+
+from radpatch.rewrite.let_out_order import Enclosing, Position
+from radpatch.rewrite.loop_displays import displayed
 
 if TYPE_CHECKING:
     Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -38,7 +45,9 @@ class Callees:
         self.decorators: set[int] = set()
         named: set[int] = set()  # lambdas bound to a name, and targets so bound
         skip: set[int] = set()  # Names that are a call's callee, a decorator, a plain alias's value
-        for node in own(body):
+        ran = list(own(body))
+        loops = displayed(body, ran)  # `for h in (a, b):`: h is a or b
+        for node in ran:
             if isinstance(node, (*_DEFS, ast.ClassDef)):
                 self.decorators.update(id(d) for d in node.decorator_list)
                 if isinstance(node, _DEFS):
@@ -49,11 +58,16 @@ class Callees:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
                     named.update(self._bind(t, node.value, skip))
+            elif isinstance(node, ast.Name) and id(node) in loops:
+                self._loop(node.id, loops[id(node)])
             elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in named:
                 self.other.add(node.id)  # `for run in ...`, `with ... as run`, `del run`
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.other.update((x.asname or x.name).split(".")[0] for x in node.names)
         escaped: dict[int, tuple[Function, frozenset[str]]] = {}
+        self.scopes = Enclosing(body)
+        self.let_out: dict[int, Position | None] = {}  # where in import order each is first let out
+        own_ids = {id(n) for n in ran}
         stmts = [n for top in body for n in ast.walk(top) if isinstance(n, ast.stmt)]
         every: dict[str, list[Function]] = {}  # defs at any depth, inner ones too: a name let out may be one
         for fn in (n for n in stmts if isinstance(n, _DEFS)):
@@ -65,17 +79,22 @@ class Callees:
             said = frozenset() if inside else frozenset(n.id for n in header if isinstance(n, ast.Name))
             skip.update(id(n.func) for n in header if isinstance(n, ast.Call))
             skip.update(id(d) for d in getattr(stmt, "decorator_list", []))
-            out: list[Function] = []
+            out: list[tuple[Function, ast.AST]] = []
             for n in header:
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in skip:
-                    out += self.resolve(n.id)[0] + every.get(n.id, [])
+                    out += [(f, n) for f in self._named(n, every)]
                 elif isinstance(n, _DEFS) and n.decorator_list:
-                    out.append(n)  # handed to its decorator
+                    out.append((n, n))  # handed to its decorator
                 elif isinstance(n, ast.Lambda) and id(n) not in named:
-                    out.append(n)  # a lambda not bound to a name by the scope's own code
-            for let in out:
+                    out.append((n, n))  # a lambda not bound to a name by the scope's own code
+            for let, part in out:
                 escaped[id(let)] = (let, escaped.get(id(let), (let, frozenset()))[1] | said)
+                when = self.scopes.let_out_at(stmt, part, own_ids)
+                was = self.let_out.get(id(let), when)
+                self.let_out[id(let)] = None if when is None or was is None else min(when, was)
         self.escaped = list(escaped.values())
+        out_at = self.let_out  # in the order let out: any time first, then by place
+        self.in_order = sorted(self.escaped, key=lambda e: (out_at[id(e[0])] is not None, out_at[id(e[0])] or (0, 0)))
         self.every = every
 
     def handed(self, call: ast.AST) -> set[int]:
@@ -84,10 +103,27 @@ class Callees:
         out: set[int] = set()
         for n in (n for part in parts for n in ast.walk(part)):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-                out.update(id(f) for f in self.resolve(n.id)[0] + self.every.get(n.id, []))
+                out.update(id(f) for f in self._named(n, self.every))
             elif isinstance(n, ast.Lambda):
                 out.add(id(n))
         return out
+
+    def _named(self, name: ast.Name, every: dict[str, list[Function]]) -> list[Function]:
+        """The functions a name read as a value may be: in a function's body, what the nearest
+        function around it binds under it (a local shadows); else the scope's (and any def so named)."""
+        found = self.resolve(name.id)[0] + every.get(name.id, [])
+        meant = self.scopes.meant(name) if found else None  # an inner def so named is among `every`
+        return meant if meant is not None else found
+
+    def _loop(self, target: str, elts: list[ast.expr]) -> None:
+        """Record `for target in (a, lambda: ...)`: the target is each element (rewrite.loop_displays)."""
+        for e in elts:
+            if isinstance(e, ast.Lambda):
+                self.functions.setdefault(target, []).append(e)
+            elif isinstance(e, ast.Name) and e.id != target:
+                self.aliases.setdefault(target, set()).add(e.id)
+        if not elts:
+            self.aliases.setdefault(target, set())
 
     def _bind(self, target: ast.AST, value: ast.expr, skip: set[int]) -> list[int]:
         """Record `target = value` where it binds a name to a lambda or to other names (`h = a if c

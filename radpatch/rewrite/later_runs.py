@@ -17,9 +17,15 @@ indexes and iteration), the scope's own names the function does not bind itself 
 body, whose names its functions do not see), an enclosing function's names (an inner def), and
 aliases made inside. Where the text cannot say which function runs (att56 F8: a callee that is not
 such a name, `map(_reset, [CFG])`, `HANDLERS[0](CFG)`, a decorator not so named, `@make(...)`'s
-result), every function the scope lets out as a value runs, each parameter holding the value where
-that call or the statement letting it out names the value; an inner def a followed function lets
-out (returns, passes) runs with each parameter holding it. Refused unread (Unfollowed): a call
+result; not a loop variable over a display, `for h in (a, b): h(CFG)`: a or b), every function the
+scope lets out as a value before that call runs (issue 21, rewrite.let_out_order: before the node of
+the scope's code running it, up to the end of a loop holding it; any time in a function that runs
+later, an inner def let out, a generator) runs, each parameter holding the value where that call or
+the statement letting it out names the value; a function followed for an earlier node and run again
+by a later one has its such calls followed again with what was let out since. An inner def a
+followed function lets out (returns, passes) runs later, seeing that function's names holding the
+value; its parameters hold it only where a call the text cannot tell hands it on (the rule above:
+such a def is among the functions the scope lets out). Refused unread (Unfollowed): a call
 deeper than _DEPTH, a `*args`/`**kw` holding the value used other than by index, iteration, `len`
 or spread. A function from elsewhere, a method by attribute, the value put in another object (but
 a display bound to a name) are not followed.
@@ -31,18 +37,24 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from radpatch.rewrite.import_callees import Callees, body_of, own, own_names, parameters
+from radpatch.rewrite.let_out_order import Position, horizon, spans_again
+from radpatch.rewrite.passed_values import bind, hands, loose, passed, reaches
 
 if TYPE_CHECKING:
     from radpatch.rewrite.import_callees import Function
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
+_Site = tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]  # an unknown call: outer, value, given...
+_Key = tuple[int, frozenset[str], bool]  # a function followed: its id, the names holding the value, run late
+_Item = _Key | tuple[_Site, bool]
 _DEPTH = 8  # calls followed inside followed bodies; one deeper that may reach the value is refused
-_SHOWN = (ast.Tuple, ast.List, ast.Set)
 _BUILTINS = frozenset(dir(builtins))
+__all__ = ["Unfollowed", "reaches", "runs_after"]
 
 
 class Unfollowed(ast.expr):
@@ -50,14 +62,6 @@ class Unfollowed(ast.expr):
     or a `*args`/`**kwargs` parameter holding it that the body uses other than by index, iteration,
     `len` or passing it on spread. later_changes takes it as a change (a refusal) and names the
     call the module makes."""
-
-
-def reaches(node: ast.AST, names: frozenset[str]) -> bool:
-    """`node` may be the value: a name that holds it, or an index of a name holding a container it
-    is in (`args[0]`, `T[0]` after `T = (CFG,)`; `names` has such a name as `T[]`)."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-        return node.value.id + "[]" in names
-    return isinstance(node, ast.Name) and node.id in names
 
 
 def runs_after(
@@ -71,20 +75,32 @@ def runs_after(
     again = _loops_again(body, bound)
     scope = Callees(body, (start, end))
     holders = {name}
-    seen: set[tuple[int, frozenset[str]]] = set()
-    locals_of: dict[int, frozenset[str]] = {}
-    done: set[tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]] = (
-        set()
-    )  # the functions let out, followed for these
-    for node in own(body):
+    memo = _Memo()
+    ran = list(own(body))
+    spans = spans_again(ran)
+    for node in ran:
         at = _start(node)
         if not at[0] or (at < end and not any(lo <= at < hi for lo, hi in again)) or start <= at < end:
             continue
-        _bind(node, holders)
+        bind(node, holders)
         names = frozenset(holders)
         yield node, names, node
-        follow = _CallWalk(scope, names if free else frozenset(), node, (seen, locals_of, done), free)
-        yield from follow.runs(node, names, None, frozenset(), 0)
+        follow = _CallWalk(scope, names if free else frozenset(), (node, spans), memo, free)
+        yield from follow.runs(node, names, None, frozenset(), 0, False)
+
+
+@dataclass
+class _Memo:
+    """What the walks of one scope followed: each function per set of names (the functions and unknown
+    calls it reaches), each unknown call (the functions it reached, how many of those let out in order
+    it followed), how many let out each function's unknown calls were replayed with; each function's
+    own names, read once."""
+
+    seen: dict[_Key, dict[_Item, None]] = field(default_factory=dict)
+    sites: dict[tuple[_Site, bool], dict[_Item, None]] = field(default_factory=dict)
+    done: dict[_Site, int] = field(default_factory=dict)
+    replayed: dict[_Key, int] = field(default_factory=dict)
+    locals_of: dict[int, frozenset[str]] = field(default_factory=dict)
 
 
 class _CallWalk:
@@ -92,52 +108,96 @@ class _CallWalk:
     them, transitively: each function once per set of names reaching the value in it (recursion
     ends), to _DEPTH calls; a function the text cannot tell runs (let out as a value, where a callee
     is unknown) from depth 0 (it may run from anywhere), its parameters holding the value where the
-    call or the statement letting it out names the value."""
+    call or the statement letting it out names the value; of those, only the ones let out before the
+    call may run (rewrite.let_out_order): before the node of the scope's code that runs it, or at any
+    time in a function run later than that node (an inner def let out, a generator, a coroutine)."""
 
     def __init__(
         self,
         scope: Callees,
         outer: frozenset[str],
-        shown: ast.AST,
-        memo: tuple[
-            set[tuple[int, frozenset[str]]],
-            dict[int, frozenset[str]],
-            set[tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]],
-        ],
+        shown: tuple[ast.AST, list[tuple[Position, Position, bool]]],
+        memo: _Memo,
         nested: bool,
     ) -> None:
-        self.scope, self.outer, self.shown = scope, outer, shown
-        self.seen, self.locals_of, self.done = memo  # what was followed; each function's own names, read once
+        self.scope, self.outer, (self.shown, self.spans) = scope, outer, shown
+        self.by_then: list[tuple[Function, frozenset[str]]] | None = None  # let out by the time shown runs
+        self.memo, self.locals_of = memo, memo.locals_of
+        self.open: list[dict[_Item, None]] = []  # what the follow or unknown call under way reaches
         self.nested = nested  # a call in a followed body names the scope's functions (not a class's)
 
     def runs(
-        self, node: ast.AST, names: frozenset[str], local: Callees | None, shadowed: frozenset[str], depth: int
+        self,
+        node: ast.AST,
+        names: frozenset[str],
+        local: Callees | None,
+        shadowed: frozenset[str],
+        depth: int,
+        late: bool,
     ) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
         """What `node` runs: a call of a function the scope (or `local`, a followed function's own
         code, whose names are `shadowed`) defines; a decorator; where the callee is not told, every
-        function let out."""
+        function let out by then (`late`: it runs at any time after the node of the scope's code)."""
         decorator = id(node) in self.scope.decorators or (local is not None and id(node) in local.decorators)
         callee = node.func if isinstance(node, ast.Call) else node if decorator else None
         if callee is None:
             return
         fns, unknown = self._resolve(callee, names, local, shadowed)
         for fn, sees in fns:
-            passed = _passed(node, fn, names) if isinstance(node, ast.Call) else set()
-            yield from self.follow(fn, passed | self._visible(sees, fn), depth)
+            given_to = passed(node, fn, names) if isinstance(node, ast.Call) else set()
+            yield from self.follow(fn, given_to | self._visible(sees, fn), depth, late)
         if unknown or (decorator and isinstance(node, ast.Call)):  # `@make(...)`: what make returns is applied
             value = frozenset(n.removesuffix("[]") for n in names | self.outer)
-            given, passes = _hands(node, value), frozenset(self.scope.handed(node))
+            given, passes = hands(node, value), frozenset(self.scope.handed(node))
             # a callee that may be a function let out (not a method, not a builtin): any may get the value
             opaque = not isinstance(callee, ast.Attribute) and not (
                 isinstance(callee, ast.Name) and callee.id in _BUILTINS and not fns and callee.id not in shadowed
             )
-            if (self.outer, value, given, opaque, passes) in self.done:
-                return  # every function let out followed so already
-            self.done.add((self.outer, value, given, opaque, passes))
-            for fn, mentions in self.scope.escaped:
-                hands = (given or mentions & value) and (opaque or id(fn) in passes)
-                held = parameters(fn) if hands else set()
-                yield from self.follow(fn, held | self._visible(self.outer, fn), 0)
+            yield from self._unknown((self.outer, value, given, opaque, passes), late)
+
+    def _unknown(self, site: _Site, late: bool) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
+        """Follow, from a call whose callee is not told, the functions let out by the time it runs
+        that were not followed from it so yet (an earlier node of the scope's code saw fewer)."""
+        if self.open:
+            self.open[-1][(site, late)] = None
+        outer, value, given, opaque, passes = site
+        let_out = self._let_out(late)
+        first = self.memo.done.get(site, 0)
+        self.memo.done[site] = max(first, len(let_out))
+        reached = self.memo.sites.setdefault((site, late), {})
+        before = list(reached)
+        self.open.append(reached)
+        for fn, mentions in let_out[first:]:
+            gives = (given or mentions & value) and (opaque or id(fn) in passes)
+            held = parameters(fn) if gives else set()
+            yield from self.follow(fn, held | self._visible(outer, fn), 0, late)
+        self.open.pop()
+        for key in before:  # followed from here for an earlier node: their unknown calls may now run more
+            yield from self._replay(key)  # type: ignore[arg-type]
+
+    def _replay(self, key: _Key) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
+        """A function followed for an earlier node of the scope's code, run again by this one: its
+        unknown calls (at any depth), with the functions let out by this node's time."""
+        let_out = len(self._let_out(key[2]))
+        if self.memo.replayed.get(key, -1) >= let_out:
+            return  # nothing let out since
+        self.memo.replayed[key] = let_out
+        for item in list(self.memo.seen[key]):
+            if len(item) == 3:
+                yield from self._replay(item)
+            else:
+                yield from self._unknown(*item)
+
+    def _let_out(self, late: bool) -> list[tuple[Function, frozenset[str]]]:
+        """The functions the scope lets out that a call may run, in the order they are let out:
+        those let out by the time it runs (`late`: every one)."""
+        if late:
+            return self.scope.in_order
+        if self.by_then is None:
+            at = horizon(self.shown, self.spans)
+            when = self.scope.let_out
+            self.by_then = [e for e in self.scope.in_order if at is None or (p := when[id(e[0])]) is None or p < at]
+        return self.by_then
 
     def _resolve(
         self, callee: ast.AST, names: frozenset[str], local: Callees | None, shadowed: frozenset[str]
@@ -154,28 +214,46 @@ class _CallWalk:
         fns, unknown = self.scope.resolve(callee.id)
         return [(f, self.outer) for f in fns], unknown
 
-    def follow(self, fn: Function, inner: set[str], depth: int) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
-        key = (id(fn), frozenset(inner))
-        if not inner or key in self.seen:
+    def follow(
+        self, fn: Function, inner: set[str], depth: int, late: bool
+    ) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
+        late = late or _deferred(fn)
+        key = (id(fn), frozenset(inner), late)
+        if not inner:
+            return
+        if key in self.memo.seen:  # its unknown calls again, with what this node's time lets out
+            if self.open:
+                self.open[-1][key] = None
+            yield from self._replay(key)
             return
         if depth >= _DEPTH:
             yield Unfollowed(), frozenset(inner), self.shown
             return
-        self.seen.add(key)
+        if self.open:
+            self.open[-1][key] = None
+        self.memo.seen[key] = {}
+        self.memo.replayed[key] = len(self._let_out(late))
+        self.open.append(self.memo.seen[key])
+        yield from self._body(fn, inner, depth, late)
+        self.open.pop()
+
+    def _body(
+        self, fn: Function, inner: set[str], depth: int, late: bool
+    ) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
         held = set(inner)
         body = body_of(fn)
         local = Callees(body)
         shadowed = self.locals_of.setdefault(id(fn), own_names(fn))
-        loose = _loose(body, {n[:-2] for n in inner if n.endswith("[]")})
+        unread = loose(body, {n[:-2] for n in inner if n.endswith("[]")})
         for node in own(body):
-            _bind(node, held)
+            bind(node, held)
             here = frozenset(held)
-            if node in loose:
+            if node in unread:
                 yield Unfollowed(), here, self.shown
             yield node, here, self.shown
-            yield from self.runs(node, here, local, shadowed, depth + 1)
-        for nested, _ in local.escaped:  # an inner def let out (returned, passed): may run, given anything
-            yield from self.follow(nested, parameters(nested) | self._visible(frozenset(held), nested), depth + 1)
+            yield from self.runs(node, here, local, shadowed, depth + 1, late)
+        for nested, _ in local.escaped:  # an inner def let out (returned, passed): runs later, seeing its names
+            yield from self.follow(nested, self._visible(frozenset(held), nested), depth + 1, True)
 
     def _visible(self, sees: frozenset[str], fn: Function) -> set[str]:
         """The names of the enclosing scope holding the value that `fn` sees (does not bind itself)."""
@@ -185,56 +263,11 @@ class _CallWalk:
         return {n for n in sees if n.removesuffix("[]") not in local}
 
 
-def _hands(node: ast.AST, value: frozenset[str]) -> bool:
-    """A call's arguments may hold the value: one of `value` named there other than as the object of
-    an attribute (`print(CFG)`, `f([CFG])`, `f(T[0])`; not `f(CFG.items())`)."""
-    parts = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else []
-    walked = [n for part in parts for n in ast.walk(part)]
-    objects = {id(n.value) for n in walked if isinstance(n, ast.Attribute)}
-    return any(isinstance(n, ast.Name) and n.id in value and id(n) not in objects for n in walked)
-
-
-def _bind(node: ast.AST, held: set[str]) -> None:
-    """Names `node` gives the value: `d = CFG` (an alias), `d = args[0]`, `T = (CFG,)` (a container:
-    `T[]`), `for d in args:`."""
-    names = frozenset(held)
-    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        value = node.value
-        if reaches(value, names):
-            held.update(t.id for t in targets if isinstance(t, ast.Name))
-        elif _contains(value, names):
-            held.update(t.id + "[]" for t in targets if isinstance(t, ast.Name))
-    elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
-        if _contains(node.iter, names) or (isinstance(node.iter, ast.Name) and node.iter.id + "[]" in names):
-            held.add(node.target.id)
-
-
-def _contains(value: ast.AST, names: frozenset[str]) -> bool:
-    """A display holding the value as an element (a dict's: as a value)."""
-    elts = value.elts if isinstance(value, _SHOWN) else value.values if isinstance(value, ast.Dict) else []
-    return any(reaches(e, names) for e in elts)
-
-
-def _loose(body: list[ast.AST], containers: set[str]) -> set[ast.AST]:
-    """The uses of a `*args`/`**kwargs` parameter holding the value other than `args[i]`, `for x in
-    args`, `len(args)`, `f(*args)` or `f(**kw)`: the value may go anywhere from there."""
-    if not containers:
-        return set()
-    kept: set[int] = set()
-    uses: list[ast.Name] = []
-    for node in own(body):
-        if isinstance(node, ast.Name) and node.id in containers:
-            uses.append(node)
-        inner: list[ast.AST] = []
-        if isinstance(node, (ast.Subscript, ast.Starred)) or (isinstance(node, ast.keyword) and node.arg is None):
-            inner = [node.value]
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            inner = [node.iter]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
-            inner = list(node.args)
-        kept.update(id(x) for x in inner)
-    return {u for u in uses if id(u) not in kept}
+def _deferred(fn: Function) -> bool:
+    """A function whose body runs later than its call: a generator's, a coroutine's."""
+    if isinstance(fn, ast.AsyncFunctionDef):
+        return True
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in own(body_of(fn)))
 
 
 def _start(node: ast.AST) -> tuple[int, int]:
@@ -261,40 +294,3 @@ def _loops_again(body: list[ast.stmt], bound: ast.AST) -> list[tuple[tuple[int, 
             continue  # each pass binds a fresh value after what it ran above
         out.append((_start(first), at))
     return out
-
-
-def _passed(call: ast.Call, fn: Function, names: frozenset[str]) -> set[str]:
-    """The parameters of `fn` that `call` passes the value to (positionally or by keyword; into
-    `*args` or `**kw`: that name as a container, `args[]`); a `*X` or `**X` argument that may hold it:
-    every parameter (the text cannot say which)."""
-    a = fn.args
-    positional = [p.arg for p in (*a.posonlyargs, *a.args)]
-    every = {*positional, *(p.arg for p in a.kwonlyargs)}
-    every |= {p.arg + "[]" for p in filter(None, (a.vararg, a.kwarg))}
-    out: set[str] = set()
-    spread = False  # after a `*X`, positions are unknown
-    for i, arg in enumerate(call.args):
-        spread = spread or isinstance(arg, ast.Starred)
-        if isinstance(arg, ast.Starred) and _may_hold(arg.value, names) or spread and _may_hold(arg, names):
-            return every
-        if _box(arg, names) and not spread:
-            out.add((positional[i] if i < len(positional) else a.vararg.arg if a.vararg else "") + "[]")
-        elif reaches(arg, names) and not spread:
-            out.add(positional[i] if i < len(positional) else a.vararg.arg + "[]" if a.vararg else "")
-    for kw in call.keywords:
-        if kw.arg is None and _may_hold(kw.value, names):
-            return every
-        if kw.arg is not None and _box(kw.value, names):
-            out.add((kw.arg if kw.arg in every else a.kwarg.arg if a.kwarg else "") + "[]")
-        elif kw.arg is not None and reaches(kw.value, names):
-            out.add(kw.arg if kw.arg in every else a.kwarg.arg + "[]" if a.kwarg else "")
-    return out - {"", "[]"}
-
-
-def _box(node: ast.AST, names: frozenset[str]) -> bool:
-    """A name holding a container the value is in (`T` after `T = (CFG,)`)."""
-    return isinstance(node, ast.Name) and node.id + "[]" in names
-
-
-def _may_hold(node: ast.AST, names: frozenset[str]) -> bool:
-    return reaches(node, names) or _contains(node, names) or _box(node, names)

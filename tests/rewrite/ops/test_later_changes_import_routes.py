@@ -6,6 +6,12 @@ returns, a function passed as a value to a call that may run it (`map(_reset, [C
 `functools.partial`, a list of handlers called in a loop, a function of the module calling its
 parameter). Each was applied while the module kept the later value. Twins: the same function
 never run (the alias or lambda never called, the inner def never called, nothing let out).
+Issue 21: a loop over a list/tuple display (inline or a name bound once to it, never changed) runs
+exactly the functions displayed (twins: one changed before the loop, `.append`, `+=`, filled by a
+function); a callee the text cannot tell runs only what is let out before it runs (twins: let out
+later in a loop holding the call, or before a function holding it runs again); an inner def let out
+runs with what its callers pass (real vLLM 0.32.0 shapes: a decorator's wrapper, an inner def handed
+to `re.sub`), and a local named like a def does not let the def out.
 
 Generated: the route (ROUTES) x the statement made on the value there (a change of the edited entry
 or element, of another one, a read) x the edit (set_item, add_element, remove_element on a dict,
@@ -22,6 +28,7 @@ import pytest
 from tests.lib.generated import sample
 from tests.lib.later_edits import EDITS, NAMES, planned_verdict
 
+_WRAP = "def _wrap(fn):\n    def wrapper(d):\n        return fn(d)\n    return wrapper\n"
 # {n}: the literal's name; {s}: the statement on the variable named by the second item ({n}: the
 # module's name, read where the function sees it); {e}: the statement as an expression (a lambda's)
 ROUTES = {
@@ -62,9 +69,77 @@ ROUTES = {
     "passed to a function": ("def _reset(d):\n    {s}\ndef _apply(f, d):\n    f(d)\n_apply(_reset, {n})", "d"),
     "passed, module name": ("def _reset():\n    {s}\nlist(map(lambda f: f(), [_reset]))", "{n}"),
     "not let out": ("def _reset(d):\n    {s}\nlen({n})", "d"),
+    # issue 21: a loop over a list or tuple display runs exactly the functions displayed
+    "loop over a display": (
+        "def _reset(d):\n    {s}\ndef _keep(d):\n    pass\nfor h in (_keep, _reset):\n    h({n})",
+        "d",
+    ),
+    "loop over a display, not it": (
+        "def _reset(d):\n    {s}\ndef _keep(d):\n    pass\nKEPT = [_reset]\nfor h in (_keep,):\n    h({n})",
+        "d",
+    ),
+    "loop over a named display, not it": (
+        "def _reset(d):\n    {s}\ndef _keep(d):\n    pass\nKEPT = [_reset]\nHANDLERS = [_keep, lambda d: None]\n"
+        "for h in HANDLERS:\n    h({n})",
+        "d",
+    ),
+    "loop over a lambda display": ("for h in [lambda d: {e}]:\n    h({n})", "d"),
+    "loop over a display appended to": (
+        "def _reset(d):\n    {s}\ndef _keep(d):\n    pass\nHANDLERS = [_keep]\nHANDLERS.append(_reset)\n"
+        "for h in HANDLERS:\n    h({n})",
+        "d",
+    ),
+    "loop over a display added to": (
+        "def _reset(d):\n    {s}\ndef _keep(d):\n    pass\nHANDLERS = [_keep]\nHANDLERS += [_reset]\n"
+        "for h in HANDLERS:\n    h({n})",
+        "d",
+    ),
+    "loop over a display a function fills": (
+        "def _reset(d):\n    {s}\ndef _keep(d):\n    pass\ndef _fill(hs):\n    hs.append(_reset)\n"
+        "HANDLERS = [_keep]\n_fill(HANDLERS)\nfor h in HANDLERS:\n    h({n})",
+        "d",
+    ),
+    # issue 21: a callee the text cannot tell runs only the functions let out before it runs
+    "let out after the loop": ("def _reset(d):\n    {s}\nfor h in list([len]):\n    h({n})\nLATER = [_reset]", "d"),
+    "let out later in the loop": (
+        "def _reset(d):\n    {s}\nHS = [len]\nfor i in range(2):\n    for h in list(HS):\n        h({n})\n"
+        "    HS = [_reset]",
+        "d",
+    ),
+    "let out after a function's loop": (
+        "def _reset(d):\n    {s}\ndef _run():\n    for h in list(HS):\n        h({n})\nHS = [len]\n_run()\n"
+        "HS = [_reset]",
+        "d",
+    ),
+    "let out after a function's loop, run again": (
+        "def _reset(d):\n    {s}\ndef _run():\n    for h in list(HS):\n        h({n})\nHS = [len]\n_run()\n"
+        "HS = [_reset]\n_run()",
+        "d",
+    ),
+    # issue 21, real vLLM 0.32.0 shapes (_aiter_ops, mimo_audio: a decorator's wrapper; content_parsers: an
+    # inner def handed to re.sub; _aiter_ops: a local import named like a def): run with what is passed
+    "decorator wrapper": (_WRAP + "@_wrap\ndef handler(d):\n    {s}", "d"),
+    "decorator wrapper called": (_WRAP + "@_wrap\ndef handler(d):\n    {s}\nhandler({n})", "d"),
+    "inner def handed elsewhere": (
+        "import re\ndef _parse(text):\n    def _capture(d):\n        {s}\n    return re.sub('z', _capture, text)\n"
+        "PARSERS = {{'json': _parse}}\nfrozenset(PARSERS)",
+        "d",
+    ),
+    "a local named like a def": (
+        "def _reset(d):\n    {s}\ndef _other():\n    from os import path as _reset\n    return _reset\n"
+        "for h in list([len]):\n    h({n})",
+        "d",
+    ),
+    "a parameter named like an inner def": (
+        "def _setup():\n    def _reset(d):\n        {s}\n    return 1\ndef _other(_reset):\n    return _reset\n"
+        "for h in list([len]):\n    h({n})",
+        "d",
+    ),
 }
 MODULE_ONLY = {"decorator", "decorator factory", "class decorator", "decorator in a class body"}
 MODULE_ONLY |= {"decorator passing it", "inner def called", "inner def not called", "passed, module name"}
+MODULE_ONLY |= {"loop over a display a function fills", "let out after a function's loop"}
+MODULE_ONLY |= {"let out after a function's loop, run again"}
 STATEMENTS = {
     "dict": [
         '{v}["timeout"] = 2',

@@ -1,0 +1,116 @@
+"""Where a call or a display hands on the value a name holds, for rewrite.later_runs (issue 21,
+att56 F8): the names that may be the value (`CFG`, `T[0]` after `T = (CFG,)`), a display holding it,
+a call's arguments naming it, the parameters of a function of the scope a call passes it to, the
+names a statement gives it (`d = CFG`, `T = (CFG,)`, `for d in args:`), and the uses of a `*args`
+holding it that radpatch does not follow.
+
+Standard library only (`ast`)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from radpatch.rewrite.import_callees import own
+
+if TYPE_CHECKING:
+    from radpatch.rewrite.import_callees import Function
+
+_SHOWN = (ast.Tuple, ast.List, ast.Set)
+
+
+def reaches(node: ast.AST, names: frozenset[str]) -> bool:
+    """`node` may be the value: a name that holds it, or an index of a name holding a container it
+    is in (`args[0]`, `T[0]` after `T = (CFG,)`; `names` has such a name as `T[]`)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        return node.value.id + "[]" in names
+    return isinstance(node, ast.Name) and node.id in names
+
+
+def hands(node: ast.AST, value: frozenset[str]) -> bool:
+    """A call's arguments may hold the value: one of `value` named there other than as the object of
+    an attribute (`print(CFG)`, `f([CFG])`, `f(T[0])`; not `f(CFG.items())`)."""
+    parts = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else []
+    walked = [n for part in parts for n in ast.walk(part)]
+    objects = {id(n.value) for n in walked if isinstance(n, ast.Attribute)}
+    return any(isinstance(n, ast.Name) and n.id in value and id(n) not in objects for n in walked)
+
+
+def contains(value: ast.AST, names: frozenset[str]) -> bool:
+    """A display holding the value as an element (a dict's: as a value)."""
+    elts = value.elts if isinstance(value, _SHOWN) else value.values if isinstance(value, ast.Dict) else []
+    return any(reaches(e, names) for e in elts)
+
+
+def passed(call: ast.Call, fn: Function, names: frozenset[str]) -> set[str]:
+    """The parameters of `fn` that `call` passes the value to (positionally or by keyword; into
+    `*args` or `**kw`: that name as a container, `args[]`); a `*X` or `**X` argument that may hold it:
+    every parameter (the text cannot say which)."""
+    a = fn.args
+    positional = [p.arg for p in (*a.posonlyargs, *a.args)]
+    every = {*positional, *(p.arg for p in a.kwonlyargs)}
+    every |= {p.arg + "[]" for p in filter(None, (a.vararg, a.kwarg))}
+    out: set[str] = set()
+    spread = False  # after a `*X`, positions are unknown
+    for i, arg in enumerate(call.args):
+        spread = spread or isinstance(arg, ast.Starred)
+        if isinstance(arg, ast.Starred) and _may_hold(arg.value, names) or spread and _may_hold(arg, names):
+            return every
+        if _box(arg, names) and not spread:
+            out.add((positional[i] if i < len(positional) else a.vararg.arg if a.vararg else "") + "[]")
+        elif reaches(arg, names) and not spread:
+            out.add(positional[i] if i < len(positional) else a.vararg.arg + "[]" if a.vararg else "")
+    for kw in call.keywords:
+        if kw.arg is None and _may_hold(kw.value, names):
+            return every
+        if kw.arg is not None and _box(kw.value, names):
+            out.add((kw.arg if kw.arg in every else a.kwarg.arg if a.kwarg else "") + "[]")
+        elif kw.arg is not None and reaches(kw.value, names):
+            out.add(kw.arg if kw.arg in every else a.kwarg.arg + "[]" if a.kwarg else "")
+    return out - {"", "[]"}
+
+
+def _box(node: ast.AST, names: frozenset[str]) -> bool:
+    """A name holding a container the value is in (`T` after `T = (CFG,)`)."""
+    return isinstance(node, ast.Name) and node.id + "[]" in names
+
+
+def _may_hold(node: ast.AST, names: frozenset[str]) -> bool:
+    return reaches(node, names) or contains(node, names) or _box(node, names)
+
+
+def bind(node: ast.AST, held: set[str]) -> None:
+    """Names `node` gives the value: `d = CFG` (an alias), `d = args[0]`, `T = (CFG,)` (a container:
+    `T[]`), `for d in args:`."""
+    names = frozenset(held)
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = node.value
+        if reaches(value, names):
+            held.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif contains(value, names):
+            held.update(t.id + "[]" for t in targets if isinstance(t, ast.Name))
+    elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
+        if contains(node.iter, names) or (isinstance(node.iter, ast.Name) and node.iter.id + "[]" in names):
+            held.add(node.target.id)
+
+
+def loose(body: list[ast.AST], containers: set[str]) -> set[ast.AST]:
+    """The uses of a `*args`/`**kwargs` parameter holding the value other than `args[i]`, `for x in
+    args`, `len(args)`, `f(*args)` or `f(**kw)`: the value may go anywhere from there."""
+    if not containers:
+        return set()
+    kept: set[int] = set()
+    uses: list[ast.Name] = []
+    for node in own(body):
+        if isinstance(node, ast.Name) and node.id in containers:
+            uses.append(node)
+        inner: list[ast.AST] = []
+        if isinstance(node, (ast.Subscript, ast.Starred)) or (isinstance(node, ast.keyword) and node.arg is None):
+            inner = [node.value]
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            inner = [node.iter]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+            inner = list(node.args)
+        kept.update(id(x) for x in inner)
+    return {u for u in uses if id(u) not in kept}
