@@ -78,7 +78,10 @@ def run_show(ctx: Context, name: str) -> int:
     for r in p.rewrites:
         click.echo(f"    {r.id}: {r.op.describe()}  (versions {r.versions or 'all'}; {r.file})")
     if p.vouched_exec:
-        click.echo("  assumes (vouched_exec: code run there stores no name a rename it follows keeps):")
+        click.echo(
+            "  assumes (vouched_exec: code run there stores no name a rename it follows keeps;"
+            " reads: covers that module, not what it imports):"
+        )
         for v in p.vouched_exec:
             binds = "; ".join(f"`{b}`" for b in v.binds)
             click.echo(f"    {vouched_exec.said(v)}" + (f", its names bound by {binds}" if binds else ""))

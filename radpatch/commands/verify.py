@@ -246,7 +246,7 @@ def render(report: Report) -> str:
     ]
     if report.requires:
         lines.append(f"proven on what the entries it requires leave, applied first: {', '.join(report.requires)}")
-    assumes = "stores no name a rename it follows keeps (vouched_exec)"
+    assumes = "stores no name a rename it follows keeps (vouched_exec; reads: covers that module, not what it imports)"
     lines += [f"assumes: {vouched_exec.said(v)} {assumes}" for v in p.vouched_exec]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
     for r in report.results:

@@ -11,7 +11,9 @@ The slice: the top-level def or class the call stands in (the module's own state
 and classes where it is at module level); each top-level statement binding a name the slice reads, and
 each one that writes a name the slice reads in place; each top-level statement naming the slice's def
 or class (its callers in the module); each top-level statement writing a namespace no binding shows
-(`globals()`, `vars()`, `setattr`, `sys.modules`, `__dict__`); all transitively. A statement that
+(`globals()`, `vars()`, `setattr`, `sys.modules`, `__dict__`); each top-level statement holding a
+star import, wherever the slice reads a name (it may bind any name: `from .util import *` after
+`NS = {}` rebinds `NS`; its module and level are read, att57 F6); all transitively. A statement that
 runs a def of the module at import (releases.exec_import_runs) also binds, changes in place and reads
 what that def does (`global NS`, `NS.update(...)`, `NS` passed to a call, a method of `NS` called; its
 name, so the def goes in with it), and counts as writing a namespace no binding shows where the def
@@ -20,8 +22,9 @@ statement or def), every def that may bind or change a module name carries that 
 def run at import goes in with the statements running it. The digest is of the slice's syntax trees
 (formatting, comments and the rest of the module aside) in a form that does not depend on the Python
 reading it. What it cannot see: code of other modules (a caller elsewhere, an object another module
-made or changes), a def only a method runs at import (`Runner()` running `__init__`); a change in
-the slice that does not change what the code run does refuses too (read it again). Read with `ast` only."""
+made or changes, what a module it imports defines, a star import's or a helper's: att57 F7), a def
+only a method runs at import (`Runner()` running `__init__`); a change in the slice that does not
+change what the code run does refuses too (read it again). Read with `ast` only."""
 
 from __future__ import annotations
 
@@ -65,7 +68,8 @@ def slice_of(tree: ast.Module, top: ast.stmt) -> list[ast.stmt]:
         i = todo.pop()
         read = set(_read(body[i])) | runs[i].defs
         for j, s in enumerate(body):
-            if id(s) not in taken and read & (set(_bound(s)) | set(_written(s)) | runs[j].bound | runs[j].written):
+            binds = set(_bound(s)) | set(_written(s)) | runs[j].bound | runs[j].written
+            if id(s) not in taken and (read & binds or read and _star(s)):  # a star import may bind any name
                 taken[id(s)] = j
                 todo.append(j)
     return [s for s in body if id(s) in taken]
@@ -186,6 +190,12 @@ def _bound(stmt: ast.stmt) -> Iterator[str]:
             yield n.asname or n.name.split(".")[0]
         elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n is not stmt:
             yield n.name
+
+
+def _star(stmt: ast.stmt) -> bool:
+    """A top-level statement holding a star import (`from .util import *`): it binds names no binding
+    shows, so it is read (its module and level) wherever the slice reads a name (att57 F6)."""
+    return any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(stmt))
 
 
 def _read(stmt: ast.stmt) -> Iterator[str]:

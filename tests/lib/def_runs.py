@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from radpatch.errors import RefusedError
@@ -51,13 +51,21 @@ def refusal(op: Operation, before: str, pkg: str = "rp_me") -> str | None:
     return None
 
 
-def runs(modules: dict[str, tuple[str, str]], root: Path, python: str = sys.executable) -> dict[str, object]:
+def runs(
+    modules: dict[str, tuple[str, str]],
+    root: Path,
+    python: str = sys.executable,
+    others: Mapping[str, str] | None = None,
+) -> dict[str, object]:
     """Per package name: (module text, expression on `mod`) -> the expression's truth after importing
-    the module, or the repr of what importing or evaluating raised."""
+    the module, or the repr of what importing or evaluating raised. `others` (file name: text): more
+    modules written beside each package's mod.py."""
     for pkg, (text, _) in modules.items():
         (root / pkg).mkdir()
         (root / pkg / "__init__.py").write_text("")
         (root / pkg / "mod.py").write_text(text)
+        for name, other in (others or {}).items():
+            (root / pkg / name).write_text(other)
     asked = json.dumps({pkg: shows for pkg, (_, shows) in modules.items()})
     run = subprocess.run([python, "-I", "-c", RUNNER, asked, str(root)], capture_output=True, text=True, check=True)
     found: dict[str, object] = json.loads(run.stdout)

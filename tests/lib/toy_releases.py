@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 DIST = "radpatch-toy"
@@ -217,12 +218,14 @@ def renamed_intact(tmp: Path, files: dict[str, str | bytes]) -> bool:
 HOOK_HEAD = "import os\nimport sys\n\nfrom rptoy import core\n\n\n"
 
 
-def hook_release(hook: str) -> dict[str, str | bytes]:
+def hook_release(hook: str, others: Mapping[str, str] | None = None) -> dict[str, str | bytes]:
+    """A release whose rptoy/hook.py is HOOK_HEAD + `hook`, with `others` (path: text) beside it."""
     return {
         "rptoy/__init__.py": "",
         "rptoy/core.py": "from rptoy import planning\n\nsize = planning.size_of\n",
         "rptoy/planning.py": RENAMED,
         "rptoy/hook.py": HOOK_HEAD + hook,
+        **(others or {}),
     }
 
 

@@ -67,6 +67,7 @@ def test_unread_exec_is_refused_with_the_yaml_and_vouching_follows_the_rename(
     assert "assumes (vouched_exec" in shown and "rptoy/hook.py (run): `exec(code, namespace)`" in shown, shown
     text = radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0").out
     assert "assumes: rptoy/hook.py (run): `exec(code, namespace)`" in text, text
+    assert "not what it imports" in text and "not what it imports" in shown, (text, shown)  # att57 F7: no more
 
     error, _ = _error(radpatch, reg, "3.0")
     assert "rptoy/hook.py:3 `exec(code, consts)`" in error, error

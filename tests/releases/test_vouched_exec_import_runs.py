@@ -136,3 +136,55 @@ def test_the_namespace_passed_to_a_call_at_module_level_is_read(changed: str) ->
     assert old in base, changed
     assert _reads(base.replace(old, new)) != _reads(base), changed
     assert _reads(base.replace("    # sets up the namespace\n", "")) == _reads(base)  # configure: never run
+
+
+# att57 F6: an import added to the exec's own module that binds the namespace it runs in. A star import binds
+# names no binding shows: it is read (its module and level) wherever the call reads a name, the safe side
+# even where Python would not rebind (above `NS = {}`, a module not defining it). Other modules' code: F7,
+# a documented limit (docs/safety.md), not read.
+STAR_OTHERS = {  # beside mod.py: what the imports read from
+    "core.py": "",
+    "util.py": "from rp_hook import core\n\nNS = vars(core)\nSPACE = vars(core)\n",
+    "other.py": "HELPER = 1\n",
+}
+STAR_BASE = (
+    "from rp_hook import core\n\nNS = {}\n\n\ndef run(code):\n    exec(code, NS)\n    return NS\n\n\n"
+    "def unrelated():\n    return 1\n\n\nX = 1\n\n\nENTRIES = [run]\n"
+)
+STAR_BASES = {"plain": STAR_BASE, "with a star import": STAR_BASE.replace("X = 1\n", "X = 1\nfrom .other import *\n")}
+IMPORTS = {  # 2.1's change (old -> new) and whether the reads must differ
+    "a star import after the exec": ("X = 1\n", "from rp_hook.util import *\n", True),
+    "a star import before the exec": ("NS = {}\n", "NS = {}\nfrom rp_hook.util import *\n", True),
+    "a relative star import": ("X = 1\n", "from .util import *\n", True),
+    "a star import in a try": ("X = 1\n", "try:\n    from .util import *\nexcept ImportError:\n    pass\n", True),
+    "a star import above the namespace (unknown)": ("core\n", "core\nfrom .util import *\n", True),
+    "a star import of a module without the name (unknown)": ("X = 1\n", "from rp_hook.other import *\n", True),
+    "the star import's module": (".other import *", ".util import *", True),
+    "the star import's level": ("from .other import *", "from rp_hook.other import *", True),
+    "an import-from of the name": ("X = 1\n", "from rp_hook.util import NS\n", True),
+    "an import-from alias": ("X = 1\n", "from rp_hook.util import SPACE as NS\n", True),
+    "an import as the name": ("X = 1\n", "import rp_hook.util as NS\n", True),
+    "an import of another name": ("X = 1\n", "from rp_hook.util import SPACE\n", False),
+    "an import-from alias to another name": ("X = 1\n", "from rp_hook.util import NS as OTHER\n", False),
+    "a plain import": ("X = 1\n", "import rp_hook.util\n", False),
+    "the neutral statement": ("X = 1\n", "X = 2\n", False),
+    "an unrelated def": ("    return 1\n", "    return 2\n", False),
+}
+IMPORT_CASES = sample([(b, c) for b in STAR_BASES for c in IMPORTS if IMPORTS[c][0] in STAR_BASES[b]])
+
+
+@pytest.mark.parametrize(("base", "change"), IMPORT_CASES, ids=[f"{b}-{c}" for b, c in IMPORT_CASES])
+def test_an_import_binding_the_namespace_is_read(tmp_path: Path, base: str, change: str) -> None:
+    was = STAR_BASES[base]
+    old, new, stale = IMPORTS[change]
+    now = was.replace(old, new, 1)
+    assert now != was, change
+    shows = '(mod.run("size = len"), "size" in vars(mod.core))[1]'
+    found = {}
+    for name, text in (("rp_was", was), ("rp_now", now)):  # each its own rp_hook package, as the imports name it
+        (tmp_path / name).mkdir()
+        found[name] = runs({"rp_hook": (text, shows)}, tmp_path / name, others=STAR_OTHERS)["rp_hook"]
+    assert found["rp_was"] is False, found  # 2.0 as vouched: its code stores nothing into core
+    rebinds = found["rp_now"] is not False  # Python: the call now stores into core, or cannot run
+    assert (_reads(now) != _reads(was)) == stale, (base, change)
+    assert stale or not rebinds, found  # a neutral twin leaves what the call does alone

@@ -3,7 +3,8 @@
 `binds` names the statements binding the names an exec passes. A release could change what the call
 runs, or where its code can store, under unchanged statements: the text of the code built by a def it
 calls, what a caller of its def passes in a parameter, what an attribute it passes holds, the namespace
-changed in place (before the call, or its result copied into a module after it). Each was still vouched
+changed in place (before the call, or its result copied into a module after it), an import added to
+the module that rebinds the namespace (a star import: att57 F6). Each was still vouched
 for, and the rename followed where the code run rebinds the old name.
 
 Generated: per way the hook runs code (a generator def, a parameter, an attribute, a fresh dict), 2.0
@@ -103,8 +104,10 @@ CHANGES = {  # per way: 2.1's change of the code the call depends on (its statem
         "the def runs through an alias": lambda b: b.replace('"] = {}', '"] = vars(core)').replace(
             "\nconfigure()", "\nsetup = configure\nsetup()"
         ),
+        "a star import rebinds it": lambda b: b.replace("\nconfigure()\n", "\nconfigure()\nfrom rptoy.util import *\n"),
     },
 }
+UTIL = {"rptoy/util.py": "from rptoy import core\n\nNS = vars(core)\n"}  # what the star import binds (att57 F6)
 CASES = sample(
     [(way, n, "") for way in BASES for n in NEUTRAL] + [(way, "", c) for way in CHANGES for c in CHANGES[way]]
 )
@@ -123,11 +126,16 @@ def test_a_vouch_holds_only_while_the_code_the_call_depends_on_is_unchanged(
     base = BASES[way]
     hook = NEUTRAL[neutral](base) if neutral else CHANGES[way][change](base)
     assert hook != base, (way, neutral, change)
-    safe = hook_keeps_rename(tmp_path / "oracle", hook_release(hook))
-    assert hook_keeps_rename(tmp_path / "oracle0", hook_release(base))  # 2.0 as vouched: its code stores nothing
+    others = UTIL if "star" in change else None
+    safe = hook_keeps_rename(tmp_path / "oracle", hook_release(hook, others))
+    assert hook_keeps_rename(tmp_path / "oracle0", hook_release(base, others))  # 2.0 as vouched: stores nothing
     loopback(
         DIST,
-        {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": hook_release(base), "2.1": hook_release(hook)},
+        {
+            "1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD},
+            "2.0": hook_release(base, others),
+            "2.1": hook_release(hook, others),
+        },
     )
     reg = write_registry("cap", RENAME_ENTRY)
     added = (_verify(radpatch, reg, "2.0")["error"] or "").split("add to the entry: ", 1)[1]
