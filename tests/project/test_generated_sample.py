@@ -156,10 +156,10 @@ def test_the_slices_and_the_rest_run_every_case_once(monkeypatch: pytest.MonkeyP
     assert examples(160) == max(1, -(-160 * (every - 4) // every))
 
 
-def test_turns_moved_on_by_each_commit_run_every_case_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_four_quarters_of_turns_run_every_case_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """tools/test.sh's rotation: four interpreters, each at its own turn (RADPATCH_TEST_SLICE=16:T),
-    the turns moved on by 4 with each commit: four commits in a row run every case exactly once,
-    and the minor version no longer decides the turn."""
+    four turns next to each other, a quarter of the cases chosen by the commit: the four quarters run
+    every case exactly once, and the minor version no longer decides the turn."""
     monkeypatch.delenv(SAMPLE_ENV, raising=False)
     monkeypatch.delenv(REST_ENV, raising=False)
     runs = []
