@@ -28,6 +28,7 @@ import yaml
 
 from radpatch.errors import RefusedError
 from radpatch.registry.loader import load_bytes
+from radpatch.registry.within_keys import key_of
 from radpatch.rewrite.runner import forward
 from tests.lib.generated import sample
 from tests.lib.same_code import copies_above, gnu_patch, imported_entry, same_ast
@@ -320,3 +321,84 @@ def test_att56_f10_sites_are_anchored_by_their_clause(tmp_path, line: int, old: 
     assert gnu is not None and same_ast(forward(patch, patch.rewrites, ELIF.encode(), "m.py").decode(), gnu)
     nxt, intended = ELIF.replace(*ABOVE), after.replace(*ABOVE)
     assert same_ast(forward(patch, patch.rewrites, nxt.encode(), "m.py").decode(), intended)
+
+
+# att57 F5: a clause nested in a clause of the same kind (`@` a copy, `+` where the next release adds
+# one: the top of the outer clause). `else:`/`finally:`/`try:` carry no text to tell them apart, and
+# the same `except E:`/`case P:` neither; a count inside the key crossed both clauses.
+NESTS = {
+    "while-else in for-else": ["for x in items:", "    @", "else:", "    +", "    @", "    while not out:", "        @"]
+    + ["    else:", "        @"],
+    "if-else in else": ["if cfg.a:", "    @", "else:", "    +", "    if cfg.b:", "        @", "    else:", "        @"],
+    "finally in finally": ["try:", "    @", "finally:", "    +", "    @", "    try:", "        @", "    finally:"]
+    + ["        @"],
+    "except in except": ["try:", "    @", "except KeyError:", "    +", "    try:", "        @", "    except KeyError:"]
+    + ["        @"],
+    "try in try": ["try:", "    +", "    @", "    try:", "        @", "    except ValueError:", "        @"]
+    + ["except KeyError:", "    @"],
+    "case in case": [
+        "match cfg:",
+        "    case 1:",
+        "        +",
+        "        match out:",
+        "            case 1:",
+        "                @",
+    ]
+    + ["            case _:", "                @", "    case _:", "        @"],
+}
+STMT = "out.append(emit(x, flush=True))"
+NEST_EDITS = {"keyword": ("flush=True", "flush=False"), "argument": ("emit(x", "emit(total"), "insert": None}
+NEST_EDITS["delete"] = None
+
+
+def nested(name: str, changed: int | None, kind: str, added: bool) -> str:
+    """The function with the copies of NESTS[name] (the `changed`-th, from 0, changed the `kind`
+    way), a copy at the outer clause's top where `added`."""
+    lines, n = ["def f(cfg, out, items):", "    x = total = 0"], 0
+    for line in NESTS[name]:
+        indent = "    " + line[: len(line) - len(line.lstrip())]
+        if line.strip() == "+":
+            lines += [indent + STMT] if added else []
+            continue
+        if line.strip() != "@":
+            lines.append("    " + line)
+            continue
+        edit = NEST_EDITS[kind] if n == changed else ("", "")
+        lines.append(indent + (STMT.replace(*edit) if edit else "pass" if kind == "delete" else STMT))
+        lines += [indent + "total -= 1"] if n == changed and kind == "insert" else []
+        n += 1
+    return "\n".join([*lines, "    return out"]) + "\n"
+
+
+NEST_CASES = sample([(name, kind) for name in NESTS for kind in NEST_EDITS])
+
+
+@pytest.mark.parametrize(("name", "kind"), NEST_CASES)
+def test_a_copy_in_a_clause_nested_in_its_kind_lands_on_it_or_is_refused(tmp_path, name: str, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """Each copy changed: the entry gives GNU patch's result on the installed release; on the next
+    one (a copy added at the top of the outer clause, or copies above the function) it lands on the
+    intended copy or is refused, never on another clause's copy (a bare count, where nothing tells
+    the copy apart, is not weighed: it shifts, as in the family above; nor a count inside a header
+    on the release that adds a copy inside that header) (att57 F5: `within: 'else:'` with
+    `occurrence: 2`, counted in the outer `else:`, rewrote the inner `while`'s body)."""
+    bad: list[str] = []
+    for changed in range(sum(line.strip() == "@" for line in NESTS[name])):
+        before, after = nested(name, None, kind, False), nested(name, changed, kind, False)
+        data = imported_entry(before, after)
+        patch = load_bytes(tmp_path / "e.yaml", data)
+        gnu = gnu_patch(before, after, before)
+        assert gnu is not None and same_ast(forward(patch, patch.rewrites, before.encode(), "m.py").decode(), gnu)
+        ((_, keys),) = yaml.safe_load(data)["rewrites"][0].items()
+        if "occurrence" in keys and "within" not in keys:
+            continue  # a bare count (no header or clause tells the copy apart): shifts, as above
+        nexts = [(copies_above(before, [STMT, "x += 1"]), copies_above(after, [STMT, "x += 1"]))]
+        if "occurrence" not in keys or key_of(keys["within"])[0] == "clause":  # a count in a header: shifts
+            nexts.append((nested(name, None, kind, True), nested(name, changed, kind, True)))
+        for nxt, intended in nexts:
+            try:
+                ours = forward(patch, patch.rewrites, nxt.encode(), "m.py").decode()
+            except RefusedError:
+                continue
+            if not same_ast(ours, intended):
+                bad.append(f"copy {changed}:\n{data.decode()}--- next\n{nxt}--- radpatch\n{ours}")
+    assert not bad, f"{len(bad)} land elsewhere:\n" + "\n".join(bad[:1])

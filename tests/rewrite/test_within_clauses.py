@@ -59,6 +59,45 @@ CONSTRUCTS: dict[str, tuple[list[str], dict[str, int | None]]] = {
         {"try:": 2, "except KeyError:": 3, "elif cfg.safe:": None},
     ),
     "twice": (["if cfg.fast:", "    @", "else:", "    @", "if cfg.slow:", "    @", "else:", "    @"], {"else:": None}),
+    # a clause nested in a clause of the same kind (att57 F5): the key names both
+    "else in else": (
+        ["for x in items:", "    @", "else:", "    @", "    while cfg.n:", "        @", "    else:", "        @"],
+        {"else:": None, "while cfg.n:": None, "for x in items:": None},
+    ),
+    "finally in finally": (
+        ["try:", "    @", "finally:", "    try:", "        @", "    finally:", "        @"],
+        {"finally:": None, "try:": None},
+    ),
+    "except in except": (
+        ["try:", "    @", "except KeyError:", "    @", "    try:", "        @", "    except KeyError:", "        @"],
+        {"except KeyError:": None, "try:": None},
+    ),
+    "try in try": (
+        ["try:", "    @", "    try:", "        @", "    except ValueError:", "        @", "except KeyError:", "    @"],
+        {"try:": None, "except ValueError:": 3, "except KeyError:": 4},
+    ),
+    "case in case": (
+        ["match cfg:", "    case 1:", "        @", "        match out:", "            case 1:", "                @"]
+        + ["            case _:", "                @", "    case _:", "        @"],
+        {"case 1:": None, "case _:": None, "match out:": None},
+    ),
+}
+# `within:` with `occurrence:` in the nested constructs: the copy it picks (as above), None: refused,
+# as the matches lie in clauses (or statements) the key names nested in one another; side by side
+# (a `try:` body and one in its `finally:`, two `else:` clauses) the count runs across them
+COUNTED: dict[str, dict[tuple[str, int], int | None]] = {
+    "else in else": {
+        **{("else:", n): None for n in (1, 2, 3)},
+        **{("while cfg.n:", 1): 3, ("while cfg.n:", 2): 4, ("for x in items:", 3): 3, ("for x in items:", 4): 4},
+    },
+    "finally in finally": {("finally:", 1): None, ("finally:", 2): None, ("try:", 2): 2},
+    "except in except": {("except KeyError:", 1): None, ("except KeyError:", 3): None, ("try:", 1): 1},
+    "try in try": {("try:", 1): None, ("try:", 2): None},
+    "case in case": {
+        **{("case 1:", 1): None, ("case 1:", 2): None, ("case _:", 2): 4},
+        **{("match out:", 1): 2, ("match out:", 2): 3, ("match cfg:", 3): 3},
+    },
+    "twice": {("else:", 1): 2, ("else:", 2): 4, ("if cfg.slow:", 2): 4},
 }
 if sys.version_info >= (3, 11):
     CONSTRUCTS["try*"] = (
@@ -110,11 +149,12 @@ def module(construct: str, changed: int | None = None, edit: tuple[str, str] = (
     return "\n".join(out) + "\n"
 
 
-def entry(step: dict[str, object], within: str) -> bytes:
+def entry(step: dict[str, object], within: str, occurrence: int | None = None) -> bytes:
     ((op, keys),) = step.items()
     assert isinstance(keys, dict)
     doc = {"summary": "s", "description": "d", "distribution": "toy", "supported": ">=0", "modules": {"m": "toy.m"}}
-    return yaml.safe_dump({**doc, "rewrites": [{op: {**keys, "within": within}}]}, sort_keys=False).encode()
+    counted = {"occurrence": occurrence} if occurrence is not None else {}
+    return yaml.safe_dump({**doc, "rewrites": [{op: {**keys, "within": within, **counted}}]}, sort_keys=False).encode()
 
 
 def _same(a: str, b: str) -> bool:
@@ -129,6 +169,31 @@ def test_a_clause_anchor_picks_the_copy_in_that_clause(tmp_path: Path, construct
     picks = CONSTRUCTS[construct][1][anchor]
     if picks is None:
         with pytest.raises(RefusedError, match="ambiguous|but none within"):
+            plan.plan(patch, patch.rewrites, "m", Path("m.py"), before)
+        return
+    change = plan.plan(patch, patch.rewrites, "m", Path("m.py"), before)
+    assert _same(change.after.decode(), module(construct, picks, edit)), change.after.decode()
+    assert runner.backward(patch, patch.rewrites, change.after, "m.py") == before
+
+
+COUNTED_CASES = sample([(c, a, n, o) for c, picks in COUNTED.items() for a, n in picks for o in OPS])
+
+
+@pytest.mark.parametrize(("construct", "anchor", "nth", "op"), COUNTED_CASES)
+def test_a_count_within_a_key_naming_nested_clauses_is_refused(
+    tmp_path: Path, construct: str, anchor: str, nth: int, op: str
+) -> None:
+    """att57 F5: `within: else:` with `occurrence: 2` where the key names an `else:` inside an
+    `else:` (a `finally:` in a `finally:`, the same handler in a handler, a `try:` in a `try:` body,
+    the same `case` in a case) counted across the clauses, and the next
+    release's copy in the outer clause moved it onto another clause's copy. The count is refused
+    there; one inside a single statement the key names (its owner's header) still picks its copy."""
+    step, edit = OPS[op]
+    patch = load_bytes(tmp_path / "e.yaml", entry(step, anchor, nth))
+    before = module(construct).encode()
+    picks = COUNTED[construct][(anchor, nth)]
+    if picks is None:
+        with pytest.raises(RefusedError, match="occurrence:` counts inside one of them only"):
             plan.plan(patch, patch.rewrites, "m", Path("m.py"), before)
         return
     change = plan.plan(patch, patch.rewrites, "m", Path("m.py"), before)

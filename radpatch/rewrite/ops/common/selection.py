@@ -29,7 +29,7 @@ from radpatch.rewrite.matching import (
 )
 from radpatch.rewrite.ops.common.match_probe import pick_index, positions, probing
 from radpatch.rewrite.ops.common.no_match import Explanation, statement_candidates
-from radpatch.rewrite.ops.common.within_clause import is_within
+from radpatch.rewrite.ops.common.within_clause import is_within, nested_regions
 from radpatch.rewrite.scopes import find_scope, nested_scopes
 from radpatch.rewrite.tree import Path_, block_body
 
@@ -76,6 +76,8 @@ def select(
             raise MatchFailure("`occurrence: all` is run by radpatch.rewrite.ops.forward, one match at a time")
         nth = None
     where = f"{scope}" + (f" within `{_one_line(within)}`" if within else "")
+    if within and pick is None and isinstance(nth, int):
+        _count_in_one(module, [(h, undo) for h in hits], within, what, scope, offset)
     if within and everywhere and not hits:
         lines = lines_of(module, [h[-1] for h in everywhere], offset)
         raise NotFound(
@@ -118,6 +120,28 @@ def select(
         raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}", *hint)
     lines = lines_of(module, [h[-1] for h in hits], offset)
     raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")
+
+
+def _count_in_one(
+    module: cst.Module,
+    hits: Sequence[tuple[Path_, cst.CSTNode | None]],
+    within: str,
+    what: str,
+    scope: str,
+    offset: int,
+) -> None:
+    """Refuse an `occurrence:` counted `within:` statements or clauses nested in one another (an
+    `else:` in an `else:`): which one it counts in is not written, and a copy added to the outer
+    one would move the count onto another clause's copy (att57 F5)."""
+    held = nested_regions(module, hits, within)
+    if held:
+        lines = ", ".join(map(str, sorted(lines_of(module, held, offset))))
+        raise Ambiguous(
+            f"{what} matches {len(hits)} times within `{_one_line(within)}` in {scope}, in {len(held)} statements "
+            f"or clauses it names nested in one another (lines {lines}): `occurrence:` counts inside one of them only",
+            "anchor by a `within:` that names one of them alone (the header of the statement the clause belongs "
+            "to, e.g. `while cond:`, or a statement in it), or by the innermost clause without `occurrence:`",
+        )
 
 
 def statement_match(
@@ -206,6 +230,9 @@ def undo_pick(
     if op.within:
         find_hits = [h for h in find_hits if is_within(module, h, op.within, None)]
         with_hits = [h for h in with_hits if is_within(module, h, op.within, undo_of(h) if undo_of else undo)]
+        if isinstance(op.occurrence, int) and pick_index() is None:
+            hits = [(h, None) for h in find_hits] + [(h, undo_of(h) if undo_of else undo) for h in with_hits]
+            _count_in_one(module, hits, op.within, what, scope, offset)
     if op.occurrence is None or op.occurrence == "all" or pick_index() is not None:
         return select(
             module, with_hits, what, scope, None, offset, lambda: ("the rewrite's result is not there", False)
