@@ -17,14 +17,31 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from radpatch.prove.names.import_lookup import resolved
 from radpatch.prove.refusal import Refusal
 from radpatch.prove.star_exports import Read, star_binds
 from radpatch.registry.model import Rewrite
-from radpatch.rewrite.ops.common.payload_items import payload
-from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+
+if TYPE_CHECKING:
+    from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+
+# status --check decides stacked entries by hashes alone and must not load libcst (the rewrite ops
+# import it): an op that is an InsertDefinitions exists only once its module is imported
+_OPS_MODULE = "radpatch.rewrite.ops.insert_definitions"
+
+
+def _into_class(op: object) -> InsertDefinitions | None:
+    """`op` as an insert_definitions into a class, or None (without importing the rewrite ops)."""
+    module = sys.modules.get(_OPS_MODULE)
+    kind: type[InsertDefinitions] | None = None if module is None else module.InsertDefinitions
+    if kind is None or not isinstance(op, kind) or not op.in_class:
+        return None
+    return op
+
 
 _ENUM_CLASSES = frozenset(
     {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum", "EnumMeta", "EnumType", "EnumDict"}
@@ -248,8 +265,8 @@ def enum_refusal(
     """The first insert_definitions into a class that puts a payload constant into an enum (or into
     a class whose unknown base says it may be one): it would become a member."""
     for rw in rws:
-        op = rw.op
-        if not isinstance(op, InsertDefinitions) or not op.in_class:
+        op = _into_class(rw.op)
+        if op is None:
             continue
         constants = _constants(op)
         if not constants:
@@ -269,11 +286,11 @@ def enum_refusal(
 def unread(rws: tuple[Rewrite, ...]) -> list[str]:
     """What verify leaves unchecked without the package's other files (more than it reads): whether
     a base another module defines makes the class a payload constant goes into an enum."""
+    ops = [op for op in (_into_class(rw.op) for rw in rws) if op is not None and _constants(op)]
     return [
-        f"placement: whether class {_qualname(rw.op)!r} is an enum through a base another module of the package "
+        f"placement: whether class {_qualname(op)!r} is an enum through a base another module of the package "
         f"defines (the package's other files were not read), so the payload's constant would become a member"
-        for rw in rws
-        if isinstance(rw.op, InsertDefinitions) and rw.op.in_class and _constants(rw.op)
+        for op in ops
     ]
 
 
@@ -282,6 +299,8 @@ def _qualname(op: InsertDefinitions) -> str:
 
 
 def _constants(op: InsertDefinitions) -> list[str]:
+    from radpatch.rewrite.ops.common.payload_items import payload  # loaded already: the op exists
+
     items = payload(op.payload_source).items
     return [n for n in op.names if n in items and _constant(items[n][0])]
 
