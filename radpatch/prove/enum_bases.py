@@ -5,13 +5,13 @@ the class header itself says (rewrite/ops/common/class_facts.special_class); thi
 (and the metaclass) without importing anything: a class of the same module defined above it, a name
 imported from another module (absolute, relative, aliased, re-exported through a package
 `__init__`, a star import as `__all__` says: prove.star_exports), a nested class (`Kinds.Base`),
-every binding of the name that may be in effect (`try`/`except ImportError`, `if`/`else`: an enum
-in one of them may be one), read from the target's import path (apply) or the package's files from
-the wheel (verify), to one of enum's classes or EnumMeta/EnumType. Depth-bounded and cycle-safe.
+every binding of the name that may be in effect (`try`/`except ImportError`, `if`/`else`), read from
+the target's import path (apply) or the wheel's package files (verify), to one of enum's classes or
+EnumMeta/EnumType. Depth-bounded and cycle-safe.
 
-A base that cannot be followed (a module outside what the reader has, a call, a dynamic module) is
-unknown: the constant is refused only when that base's name or module says `enum`/`Flag` (it may
-be one); otherwise it goes in, as before (docs/safety.md)."""
+A base that cannot be followed (outside what the reader has, a call, a dynamic module) is unknown:
+refused only when its name or module says `enum`/`Flag`, else it goes in (docs/safety.md). No libcst
+here (status --check's path): _into_class finds InsertDefinitions only once its module is loaded."""
 
 from __future__ import annotations
 
@@ -29,25 +29,18 @@ from radpatch.registry.model import Rewrite
 if TYPE_CHECKING:
     from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 
-# status --check decides stacked entries by hashes alone and must not load libcst (the rewrite ops
-# import it): an op that is an InsertDefinitions exists only once its module is imported
-_OPS_MODULE = "radpatch.rewrite.ops.insert_definitions"
-
 
 def _into_class(op: object) -> InsertDefinitions | None:
     """`op` as an insert_definitions into a class, or None (without importing the rewrite ops)."""
-    module = sys.modules.get(_OPS_MODULE)
+    module = sys.modules.get("radpatch.rewrite.ops.insert_definitions")
     kind: type[InsertDefinitions] | None = None if module is None else module.InsertDefinitions
-    if kind is None or not isinstance(op, kind) or not op.in_class:
-        return None
-    return op
+    return op if kind is not None and isinstance(op, kind) and op.in_class else None
 
 
 _ENUM_CLASSES = frozenset(
     {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum", "EnumMeta", "EnumType", "EnumDict"}
 )
-_DEPTH = 12
-_BUILTINS = frozenset(dir(builtins))
+_DEPTH, _BUILTINS = 12, frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
@@ -80,10 +73,7 @@ def class_verdict(read: Read, me: tuple[str, bool] | None, source: bytes, qualna
 
 def _class_of(body: list[ast.stmt], parts: list[str]) -> ast.ClassDef | None:
     hits = [n for n in _module_level(body) if isinstance(n, ast.ClassDef) and n.name == parts[0]]
-    if not hits:
-        return None
-    node = hits[-1]
-    return node if len(parts) == 1 else _class_of(node.body, parts[1:])
+    return None if not hits else hits[-1] if len(parts) == 1 else _class_of(hits[-1].body, parts[1:])
 
 
 def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
