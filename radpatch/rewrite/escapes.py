@@ -73,8 +73,11 @@ class Escapes:
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
         self.imports = module_names(body)
+        self.spaces = module_names(body, imports=False)  # `_g = globals()`: indexed as the namespace
         self.scope = Callees(body)
-        self.classes = {n.name for n in ast.walk(ast.Module(list(body), [])) if isinstance(n, ast.ClassDef)}  # type: ignore[arg-type]
+        walked = ast.walk(ast.Module(list(body), []))  # type: ignore[arg-type]
+        self.defined = {n.name: n for n in walked if isinstance(n, ast.ClassDef)}
+        self.classes = set(self.defined)
 
     def judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:
         """Where `node` (one node of the code that runs after the binding) is the value, or a display
@@ -95,7 +98,7 @@ class Escapes:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and node.attr == self.name:
             return self.module(node.value)
         if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Call, ast.Name)):
-            spaces = _namespace_call(node.value) or (isinstance(node.value, ast.Name) and node.value.id in self.imports)
+            spaces = _namespace_call(node.value) or (isinstance(node.value, ast.Name) and node.value.id in self.spaces)
             return spaces and self._key_may_be(node.slice)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
             return len(node.args) >= 2 and self.module(node.args[0]) and self._key_may_be(node.args[1])
@@ -156,6 +159,8 @@ class Escapes:
             return Escaped(parent, f"{shown}.{parent.attr} is taken")
         if isinstance(parent, ast.Subscript) or isinstance(parent, (ast.Compare, ast.BinOp, ast.UnaryOp)):
             return None
+        if isinstance(parent, ast.arg) or (getattr(parent, "returns", None) is at) or _annotates(parent, at):
+            return None  # an annotation: a type named, not the value handed on
         if isinstance(parent, ast.Call) and parent.func is at:
             return None  # called: a function of the module the walk follows (a literal is not callable)
         if self.kind == "function" and at in getattr(parent, "decorator_list", ()):
@@ -257,14 +262,39 @@ class Escapes:
             return None  # the function it gets runs as one let out (rewrite.later_runs)
         if _text(callee) in _READERS or _logs(callee):
             return None
+        if _text(callee) in ("contextlib.nullcontext", "nullcontext") and isinstance(
+            self.parents.get(id(call)), ast.withitem
+        ):
+            return None  # `with nullcontext(CFG) as d`: d is an alias (rewrite.passed_values)
         if isinstance(callee, ast.Lambda):
             return None
+        if looked_up(callee, self.imports) in self.scope.functions:
+            return None  # the module's function by its name as a string: followed (rewrite.implicit_runs)
+        if self._own_class(callee):
+            return None  # its `__init__`/`__new__`, or the method, is followed with it (rewrite.implicit_runs)
         if isinstance(callee, ast.Subscript) and isinstance(callee.value, ast.Name):
             if callee.value.id not in self.imports | self.classes | _BUILTINS:
                 return None  # `HANDLERS[0](CFG)`: a function let out, as an unknown callee
         if isinstance(callee, ast.Name) and callee.id not in self.imports | self.classes | _BUILTINS:
             return None  # a parameter, a loop variable, a name the walk cannot tell: the unknown-callee rule
         return Escaped(call, f"{shown} is passed to {_text(callee)}")
+
+    def _own_class(self, callee: ast.AST) -> bool:
+        """`Cls` or `Cls.m` (a method it defines) where Cls and every class it derives from are the
+        module's own, without a metaclass or decorator: what the call runs is the module's code."""
+        name = callee.value if isinstance(callee, ast.Attribute) else callee
+        if not isinstance(name, ast.Name) or name.id not in self.defined:
+            return False
+        chain, todo = [], [name.id]
+        while todo:
+            cls = self.defined.get(todo.pop())
+            if cls is None or cls.keywords or cls.decorator_list or cls in chain:
+                return False
+            chain.append(cls)
+            bases = [b.id if isinstance(b, ast.Name) else "" for b in cls.bases]
+            todo += [b for b in bases if b != "object"]
+        methods = {n.name for c in chain for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return not isinstance(callee, ast.Attribute) or callee.attr in methods
 
     def _called_only(self, fn: ast.AST | None) -> bool:
         """A def of the scope's own code never let out as a value: only a call by its name runs it."""
@@ -284,13 +314,31 @@ class Escapes:
         return isinstance(call.func, ast.Name) and call.func.id not in self.imports | self.classes | _own(self.scope)
 
 
-def module_names(body: Sequence[ast.AST]) -> set[str]:
+def looked_up(callee: ast.AST, modules: set[str]) -> str | None:
+    """The name a callee looks up by string in the module's namespace: `getattr(sys.modules[__name__],
+    "_reset")`, `globals()["_reset"]`, `_g["_reset"]` (`modules`: names bound to the module or its
+    namespace, rewrite.escapes.module_names); None for any other callee."""
+    if isinstance(callee, ast.Call) and _callee_name(callee) == "getattr" and len(callee.args) == 2:
+        space, key = callee.args
+        root = space
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        named = any(namespace_use(n) for n in ast.walk(space)) or (isinstance(root, ast.Name) and root.id in modules)
+    elif isinstance(callee, ast.Subscript):
+        key, space = callee.slice, callee.value
+        named = _namespace_call(space) or (isinstance(space, ast.Name) and space.id in modules)
+    else:
+        return None
+    return key.value if named and isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+
+
+def module_names(body: Sequence[ast.AST], imports: bool = True) -> set[str]:
     """The names that may hold the module object or its namespace: every name an import binds (a
-    self-import, maybe), and one bound to `globals()`, `vars()`, `sys.modules[...]`, `__import__(...)`,
-    `importlib.import_module(...)` (`_me = sys.modules[__name__]`)."""
+    self-import, maybe; not with `imports` False), and one bound to `globals()`, `vars()`,
+    `sys.modules[...]`, `__import__(...)`, `importlib.import_module(...)` (`_me = sys.modules[__name__]`)."""
     out: set[str] = set()
     for node in ast.walk(ast.Module(list(body), [])):  # type: ignore[arg-type]
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and imports:
             out.update((x.asname or x.name).split(".")[0] for x in node.names)
         elif isinstance(node, ast.Assign) and any(namespace_use(n) for n in ast.walk(node.value)):
             out.update(t.id for t in node.targets if isinstance(t, ast.Name))
@@ -316,6 +364,10 @@ def _method(node: ast.Call, receiver: ast.expr, method: str, args: list[ast.expr
     else:
         call = ast.Call(ast.Attribute(receiver, method, ast.Load()), args, kw)
     return ast.copy_location(call, node)
+
+
+def _annotates(parent: ast.AST | None, at: ast.AST) -> bool:
+    return isinstance(parent, ast.AnnAssign) and parent.annotation is at
 
 
 def _receiver(form: ast.Call) -> ast.AST:

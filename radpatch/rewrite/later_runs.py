@@ -24,10 +24,8 @@ parameter holding the value where that call or the statement letting it out name
 function followed for an earlier node and run again by a later one has its such calls followed again
 with what was let out since. An inner def a followed function lets out (returns, passes) runs later,
 seeing that function's names holding the value; its parameters hold it only where a call the text
-cannot tell hands it on (the rule above: such a def is among the functions the scope lets out).
-Refused unread: `Unfollowed`. A module's class methods, and every def once its namespace is handed
-out, run as rewrite.implicit_runs says (esc53). Where the value goes to code not followed (a
-function from elsewhere, another object): rewrite.escapes.
+cannot tell hands it on (such a def is let out). Refused unread: `Unfollowed`. Also run:
+rewrite.implicit_runs (esc53); where the value goes to code not followed: rewrite.escapes.
 
 Standard library only (`ast`)."""
 
@@ -86,7 +84,7 @@ def runs_after(
         yield node, names, node
         walk = _CallWalk(scope, names if free else frozenset(), (node, spans), memo, free)
         runs = walk.runs(node, names, None, frozenset(), 0, False)
-        yield from runs if implicit is None else implicit.around(runs, node, walk.late)
+        yield from runs if implicit is None else implicit.around(runs, node, walk.late, names)
 
 
 @dataclass
@@ -101,16 +99,13 @@ class _Memo:
     done: dict[_Site, int] = field(default_factory=dict)
     replayed: dict[_Key, int] = field(default_factory=dict)
     locals_of: dict[int, frozenset[str]] = field(default_factory=dict)
+    replaying: set[tuple[_Site, bool]] = field(default_factory=set)
 
 
 class _CallWalk:
-    """The bodies of the scope's functions a node runs (rewrite.import_callees), with what runs in
-    them, transitively: each function once per set of names reaching the value in it (recursion
-    ends), to _DEPTH calls; a function the text cannot tell runs (let out as a value, where a callee
-    is unknown) from depth 0 (it may run from anywhere), its parameters holding the value where the
-    call or the statement letting it out names the value; of those, only the ones let out before the
-    call may run (rewrite.let_out_order): before the node of the scope's code that runs it, or at any
-    time in a function run later than that node (an inner def let out, a generator, a coroutine)."""
+    """The bodies of the scope's functions a node runs, transitively (as the module says): each
+    function once per set of names reaching the value in it, to _DEPTH calls; one run where a callee
+    is unknown from depth 0, if let out before the call may run (rewrite.let_out_order)."""
 
     def __init__(
         self,
@@ -173,7 +168,12 @@ class _CallWalk:
             yield from self.follow(fn, held | self._visible(outer, fn), 0, late)
         self.open.pop()
         for key in before:  # followed from here for an earlier node: their unknown calls may now run more
-            yield from self._replay(key)  # type: ignore[arg-type]
+            if len(key) == 3:
+                yield from self._replay(key)
+            elif key not in self.memo.replaying:  # an unknown call a replay reached from here: once at a time
+                self.memo.replaying.add(key)
+                yield from self._unknown(*key)
+                self.memo.replaying.discard(key)
 
     def _replay(self, key: _Key) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
         """A function followed for an earlier node of the scope's code, run again by this one: its
@@ -214,9 +214,9 @@ class _CallWalk:
         fns, unknown = self.scope.resolve(callee.id)
         return [(f, self.outer) for f in fns], unknown
 
-    def late(self, fn: Function) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
-        """`fn` run at any time after the node, seeing the scope's names (rewrite.implicit_runs)."""
-        return self.follow(fn, self._visible(self.outer, fn), 0, True)
+    def late(self, fn: Function, given: set[str]) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
+        """`fn` run at any time after the node, seeing the scope's names, `given` holding the value too."""
+        return self.follow(fn, self._visible(self.outer, fn) | given, 0, True)
 
     def follow(
         self, fn: Function, inner: set[str], depth: int, late: bool

@@ -24,7 +24,7 @@ def later_module_stores(body: list[ast.stmt], name: str, bound: ast.AST) -> list
     """The nodes a refusal names (the statement of the module's code that runs the store) where a
     function run after `bound` may bind `name` through the module object."""
     uses = Escapes(body, name, "object")
-    spaces = {n for n in module_names(body) if n not in _imported(body)}  # `_g = globals()`
+    spaces = module_names(body, imports=False)  # `_g = globals()`
     out: list[ast.AST] = []
     for node, _, shown in runs_after(body, name, bound):
         if not isinstance(shown, Implicitly):
@@ -55,11 +55,6 @@ def _stores(node: ast.AST, name: str, uses: Escapes, spaces: set[str]) -> bool:
 
 def _reads(values: Sequence[ast.AST | None], name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for v in values if v is not None for n in ast.walk(v))
-
-
-def _imported(body: list[ast.stmt]) -> set[str]:
-    nodes = (n for n in ast.walk(ast.Module(body, [])) if isinstance(n, (ast.Import, ast.ImportFrom)))
-    return {(x.asname or x.name).split(".")[0] for n in nodes for x in n.names}
 
 
 def _namespace(node: ast.AST, spaces: set[str]) -> bool:

@@ -94,8 +94,8 @@ def _may_hold(node: ast.AST, names: frozenset[str]) -> bool:
 
 def bind(node: ast.AST, held: set[str]) -> None:
     """Names `node` gives the value: `d = CFG` (an alias; also `d = CFG or {}`, `d = CFG if c else
-    X`, `(d := CFG)`, `d, n = CFG, 0`, `match CFG: case {...} as d:`, esc53), `d = args[0]`, `T =
-    (CFG,)` (a container: `T[]`), `for d in args:`."""
+    X`, `(d := CFG)`, `d, n = CFG, 0`, `match CFG: case {...} as d:`, `with nullcontext(CFG) as d:`,
+    esc53), `d = args[0]`, `T = (CFG,)` (a container: `T[]`), `for d in args:`."""
     names = frozenset(held)
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -104,9 +104,21 @@ def bind(node: ast.AST, held: set[str]) -> None:
     elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
         if contains(node.iter, names) or (isinstance(node.iter, ast.Name) and node.iter.id + "[]" in names):
             held.add(node.target.id)
+    elif isinstance(node, (ast.With, ast.AsyncWith)):  # `with contextlib.nullcontext(CFG) as d:`
+        for item in node.items:
+            made, alias = item.context_expr, item.optional_vars
+            if isinstance(made, ast.Call) and _nullcontext(made) and made.args and isinstance(alias, ast.Name):
+                held.update([alias.id] if may_be(made.args[0], names) else [])
     elif isinstance(node, ast.Match) and may_be(node.subject, names):
         for case in node.cases:
             held.update(n.name for n in _captures(case.pattern) if n.name is not None)
+
+
+def _nullcontext(call: ast.Call) -> bool:
+    func = call.func
+    return (isinstance(func, ast.Name) and func.id == "nullcontext") or (
+        isinstance(func, ast.Attribute) and func.attr == "nullcontext" and getattr(func.value, "id", "") == "contextlib"
+    )
 
 
 def may_be(value: ast.AST, names: frozenset[str]) -> bool:

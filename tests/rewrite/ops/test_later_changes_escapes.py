@@ -96,8 +96,7 @@ METHOD_ROUTES = {
     "operator.setitem": "import operator\n\noperator.setitem({n}, {a})",  # a dict's __setitem__ only
 }
 # the value handed to code radpatch does not read: refused even where the code leaves it alone
-ESCAPES = {"__init__ given it", "staticmethod given it", "getattr of the module, given it", "globals() given it"}
-ESCAPES |= {"with as", "appended", "SimpleNamespace", "setdefault"}
+ESCAPES = {"appended", "SimpleNamespace", "setdefault"}
 ESCAPES |= {"bound method alias", "partial of a bound method", "map of a bound method"}
 # set_constant: prove.placement takes the change as run once a statement reads the name before the store
 # through the module object rebinds it (docs/safety.md, placement: `def _reset(d=LIMIT)` reads it)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
+from radpatch.rewrite.escapes import Escaped
 from radpatch.rewrite.implicit_runs import shown_text
 from radpatch.rewrite.later_changes import later_attributes
 from radpatch.rewrite.later_runs import Unfollowed, runs_after
@@ -49,8 +50,10 @@ def refuse_later_definition(text: str, qualname: str, op: str, parameter: str | 
     if later:
         first = min(later, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
         at, said = getattr(first, "lineno", 0), shown_text(first)
+        does = f"(`{said}`) sets {qualname}.{attr}" if not isinstance(first, Escaped) else f": {first.reason}"
         raise MatchFailure(
-            f"line {at} (`{said}`) sets {qualname}.{attr} after line {bound.lineno} defines {qualname}: "
-            f"the {op} may not be what the module keeps",
+            f"line {at} {does} after line {bound.lineno} defines {qualname}: the {op} may not be what the module "
+            "keeps"
+            + ("" if not isinstance(first, Escaped) else " (radpatch cannot follow what changes it from there)"),
             f"{op} proves an edit no later statement undoes; change line {at} with a `replace` rewrite instead",
         )
