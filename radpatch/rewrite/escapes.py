@@ -81,7 +81,16 @@ class Escapes:
 
     def judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:
         """Where `node` (one node of the code that runs after the binding) is the value, or a display
-        or container holding it, used other than as the walk reads: the escape, else None."""
+        or container holding it, used other than as the walk reads: the escape, else None. A function
+        (set_default's) escapes only to code from elsewhere and by a method taken: kept in a display,
+        returned or stored, its defaults change only by what the walk judges (`f.__defaults__ = ...`)."""
+        said = self._judge(node, names)
+        elsewhere = said is not None and (" is passed to " in said.reason or said.reason.endswith(" is taken"))
+        if said is not None and self.kind == "function" and not elsewhere:
+            return None
+        return said
+
+    def _judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id in names:
                 return self._context(node, names)
@@ -101,23 +110,25 @@ class Escapes:
             spaces = _namespace_call(node.value) or (isinstance(node.value, ast.Name) and node.value.id in self.spaces)
             return spaces and self._key_may_be(node.slice)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
-            return len(node.args) >= 2 and self.module(node.args[0]) and self._key_may_be(node.args[1])
+            told = isinstance(node.args[1], ast.Constant) if len(node.args) >= 2 else False
+            return len(node.args) >= 2 and self.module(node.args[0], not told) and self._key_may_be(node.args[1])
         return False
 
     def _key_may_be(self, key: ast.AST) -> bool:
         return not isinstance(key, ast.Constant) or key.value == self.name
 
-    def module(self, node: ast.AST) -> bool:
-        """An expression that may be the module object: an imported name (or its attribute), a
-        `sys.modules` lookup, `__import__(...)`, `importlib.import_module(...)`."""
+    def module(self, node: ast.AST, strict: bool = False) -> bool:
+        """An expression that may be the module object: an imported name (or its attribute; not
+        `strict`: where the key is computed, `getattr(torch, k)` is taken as another module's), a
+        `sys.modules` lookup, `__import__(...)`, `importlib.import_module(...)`, a name bound to one."""
         root = node
         while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
-            if isinstance(root, ast.Attribute) and root.attr == "modules":
+            if _sys_modules(root):
                 return True
             if isinstance(root, ast.Call) and _callee_name(root) in ("__import__", "import_module"):
                 return True
             root = root.func if isinstance(root, ast.Call) else root.value
-        return isinstance(root, ast.Name) and root.id in self.imports
+        return isinstance(root, ast.Name) and root.id in (self.spaces if strict else self.imports)
 
     def _indexed(self, node: ast.AST) -> bool:
         parent = self.parents.get(id(node))
@@ -207,8 +218,10 @@ class Escapes:
         elif isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is display:
             if isinstance(parent.target, ast.Name):
                 return None
-        elif isinstance(parent, (ast.Compare, ast.Expr)):
-            return None
+        elif isinstance(parent, (ast.Compare, ast.Expr)) or (
+            isinstance(parent, ast.Subscript) and parent.slice is display
+        ):
+            return None  # compared, a statement, a subscript's key (`Generic[T, U]`)
         call = self._call_of(display)
         above = self.parents.get(id(display))
         spread = isinstance(above, ast.Starred) or (isinstance(above, ast.keyword) and above.arg is None)
@@ -350,7 +363,11 @@ def namespace_use(node: ast.AST) -> bool:
     `__import__(...)`, `importlib.import_module(...)`: any function of the module may run from there."""
     if isinstance(node, ast.Call):
         return _namespace_call(node) or _callee_name(node) in ("__import__", "import_module")
-    return isinstance(node, ast.Attribute) and node.attr == "modules"
+    return _sys_modules(node)
+
+
+def _sys_modules(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "modules" and getattr(node.value, "id", "") == "sys"
 
 
 def _namespace_call(node: ast.AST) -> bool:
