@@ -1,23 +1,19 @@
 """Where the value a name holds escapes the walk of rewrite.later_runs (esc53, att57 F1-F3): radpatch
 cannot follow every route a value takes, so it knows where it stops following.
 
-After the binding, in the scope's code and in every function the walk follows there, each place an
-expression may be the value (a name holding it, `T[0]` of a display holding it, the name read
-through the module object: `sys.modules[__name__].CFG`, `vars()["CFG"]`, `_me.CFG`) must be a use
-the walk reads (an allow-list, not a list of escapes): an item or attribute read, stored or deleted
-(`CFG["k"]`, judged by rewrite.later_changes), a method called on it (judged there), a method of
-`_READS` taken, a comparison or operator operand, a test (`if CFG or X:`), a plain statement, a
-format, iteration (`for k in CFG`), spreading (`f(*CFG)`), an alias rewrite.passed_values binds
-(`d = CFG`, `d = CFG or {}`, `(d := CFG)`, `d, n = CFG, 0`, `match CFG: case ... as d`), a display
-bound to names or looped over by a name, an argument of a function of the module the walk follows,
-of a call the walk treats as unknown (a parameter, a loop variable, `HANDLERS[0]`: every function
-let out runs), of `functools.partial`, of a builtin of `_PURE` (a display holding it: `_SHOWN`), of
-a reader from elsewhere (`json.dumps`, `copy.deepcopy`, `logger.info`: `_READERS`, `_LOGS`).
-Anything else is an escape (`Escaped`, refused by name and line): passed to a class, a method of
-another object (`HOLD.append(CFG)`, `operator.setitem(CFG, ...)`, `dict.update(CFG, ...)`), an
-imported function, a call's result, another builtin (`getattr`, `vars`); a bound method taken
-(`put = CFG.__setitem__`); stored in a container or attribute (`X.c = CFG`); a default parameter;
-returned or yielded; a `with` or a decorator; a display used any other way.
+After the binding, in the scope's code and every function the walk follows, each place an expression
+may be the value (a name holding it, `T[0]`, the name read through the module object:
+`sys.modules[__name__].CFG`, `vars()["CFG"]`, `_me.CFG`) must be a use the walk reads (an
+allow-list): an item or attribute read, stored or deleted and a method called on it (judged by
+rewrite.later_changes, also `operator.setitem(CFG, ...)` and the like: rewrite.module_routes), a
+reading method taken, an operand, a test, a statement, a format, an annotation, iteration,
+spreading, an alias rewrite.passed_values binds, a display bound to names or looped over, an
+argument of a function the walk follows (the module's, its classes' constructors and methods, one
+looked up by string) or treats as unknown (a parameter, a loop variable: every function let out
+runs), of a pure builtin (`_PURE`) or a reader (`json.dumps`, `logger.info`), a default of a def
+only called by its name. Anything else is `Escaped`, refused by name and line: passed to a class
+from elsewhere, another object's method or an imported function (`HOLD.append(CFG)`), a bound method
+taken (`put = CFG.__setitem__`), stored in a container or attribute, returned, a `with`.
 
 Standard library only (`ast`)."""
 
@@ -28,6 +24,18 @@ import builtins
 from collections.abc import Sequence
 
 from radpatch.rewrite.import_callees import Callees
+from radpatch.rewrite.module_routes import (
+    callee_name,
+    looked_up,
+    method_form,
+    module_like,
+    module_names,
+    namespace_call,
+    own_class,
+    reads_only,
+    receiver,
+    short_text,
+)
 from radpatch.rewrite.passed_values import reaches
 
 _BUILTINS = frozenset(dir(builtins))
@@ -37,17 +45,12 @@ _PURE = frozenset(
     "iter enumerate zip any all sum min max reversed format callable hasattr ascii map filter".split()
 )
 _SHOWN = frozenset({"len", "print", "map", "bool", "any", "all"})  # given a display holding the value
-# functions from elsewhere that only read what they are given (a copy, a text of it, a log line)
-_READERS = frozenset({"json.dumps", "json.dump", "copy.copy", "copy.deepcopy", "pprint.pformat", "pprint.pprint"})
-_LOGS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 _READS = {
     "dict": {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__", "__iter__"},
     "list": {"index", "count", "copy", "__len__", "__iter__", "__getitem__", "__contains__"},
     "set": {"copy", "union", "intersection", "difference", "issubset", "issuperset", "isdisjoint", "__contains__"},
     "tuple": {"index", "count", "__contains__", "__getitem__", "__len__", "__iter__"},
 }
-_NAMESPACES = frozenset({"globals", "vars", "locals"})
-_TYPES = frozenset({"dict", "list", "set", "object", "tuple", "frozenset"})
 _DISPLAYS = (ast.Tuple, ast.List, ast.Set, ast.Dict)
 _TESTS = (ast.If, ast.While, ast.Assert, ast.IfExp, ast.comprehension)
 
@@ -107,7 +110,7 @@ class Escapes:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and node.attr == self.name:
             return self.module(node.value)
         if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Call, ast.Name)):
-            spaces = _namespace_call(node.value) or (isinstance(node.value, ast.Name) and node.value.id in self.spaces)
+            spaces = namespace_call(node.value) or (isinstance(node.value, ast.Name) and node.value.id in self.spaces)
             return spaces and self._key_may_be(node.slice)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
             told = isinstance(node.args[1], ast.Constant) if len(node.args) >= 2 else False
@@ -118,17 +121,10 @@ class Escapes:
         return not isinstance(key, ast.Constant) or key.value == self.name
 
     def module(self, node: ast.AST, strict: bool = False) -> bool:
-        """An expression that may be the module object: an imported name (or its attribute; not
-        `strict`: where the key is computed, `getattr(torch, k)` is taken as another module's), a
-        `sys.modules` lookup, `__import__(...)`, `importlib.import_module(...)`, a name bound to one."""
-        root = node
-        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
-            if _sys_modules(root):
-                return True
-            if isinstance(root, ast.Call) and _callee_name(root) in ("__import__", "import_module"):
-                return True
-            root = root.func if isinstance(root, ast.Call) else root.value
-        return isinstance(root, ast.Name) and root.id in (self.spaces if strict else self.imports)
+        return module_like(node, self.imports, self.spaces, strict)
+
+    def method_form(self, node: ast.AST) -> ast.Call | None:
+        return method_form(node, self.imports | self.classes)
 
     def _indexed(self, node: ast.AST) -> bool:
         parent = self.parents.get(id(node))
@@ -143,7 +139,7 @@ class Escapes:
         if isinstance(parent, (ast.Compare, ast.Expr)) or (isinstance(parent, ast.Starred) and self._call_of(parent)):
             return None
         call = self._call_of(node)
-        if call is not None and (_callee_name(call) == "len" or self._followed(call)):
+        if call is not None and (callee_name(call) == "len" or self._followed(call)):
             return None
         return Escaped(node, f"{node.id}, holding {self.name}, is used")
 
@@ -157,7 +153,7 @@ class Escapes:
         return None
 
     def _context(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:  # noqa: C901, PLR0911, PLR0912
-        shown = _text(node)
+        shown = short_text(node)
         at = node
         parent = self.parents.get(id(node))
         while isinstance(parent, (ast.BoolOp, ast.IfExp, ast.NamedExpr)) and _passes(parent, at):
@@ -170,7 +166,7 @@ class Escapes:
             return Escaped(parent, f"{shown}.{parent.attr} is taken")
         if isinstance(parent, ast.Subscript) or isinstance(parent, (ast.Compare, ast.BinOp, ast.UnaryOp)):
             return None
-        if isinstance(parent, ast.arg) or (getattr(parent, "returns", None) is at) or _annotates(parent, at):
+        if isinstance(parent, ast.arg) or at in (getattr(parent, "returns", None), getattr(parent, "annotation", None)):
             return None  # an annotation: a type named, not the value handed on
         if isinstance(parent, ast.Call) and parent.func is at:
             return None  # called: a function of the module the walk follows (a literal is not callable)
@@ -228,36 +224,10 @@ class Escapes:
         if call is not None and spread and self._followed(call):
             return None  # `f(*[CFG])`, `f(**{"d": CFG})`: every parameter may hold it (rewrite.later_runs)
         if call is not None and not spread:
-            if _callee_name(call) in _SHOWN and self._builtin(call):
+            if callee_name(call) in _SHOWN and self._builtin(call):
                 return None
-            return Escaped(call, f"{shown} is passed to {_text(call.func)} in a display")
+            return Escaped(call, f"{shown} is passed to {short_text(call.func)} in a display")
         return Escaped(display, f"{shown} is put in a display")
-
-    def method_form(self, node: ast.AST) -> ast.Call | None:
-        """A call that runs a method of its first argument (or, `methodcaller`'s, of its only one),
-        written as that method's call, for rewrite.later_changes to judge: `operator.setitem(V, k, x)`
-        as `V.__setitem__(k, x)`, `dict.update(V, ...)` and `type(V).update(V, ...)` as `V.update(...)`,
-        `operator.methodcaller("update", ...)(V)` as `V.update(...)`, `object.__setattr__(V, k, x)` as
-        `setattr(V, k, x)`; None for any other node."""
-        if not isinstance(node, ast.Call) or not node.args or isinstance(node.args[0], ast.Starred):
-            return None
-        func, receiver, rest = node.func, node.args[0], node.args[1:]
-        if isinstance(func, ast.Call) and _text(func.func) in ("operator.methodcaller", "methodcaller"):
-            said = func.args[0] if func.args else None
-            if len(node.args) == 1 and not node.keywords and isinstance(said, ast.Constant):
-                return _method(node, receiver, str(said.value), func.args[1:], func.keywords)
-            return None
-        if _text(func) in ("operator.setitem", "operator.delitem", "setitem", "delitem"):
-            return _method(node, receiver, f"__{_callee_name(node)}__", rest, node.keywords)
-        if not isinstance(func, ast.Attribute):
-            return None
-        owner = func.value
-        if isinstance(owner, ast.Call) and _callee_name(owner) == "type" and len(owner.args) == 1:
-            if ast.dump(owner.args[0]) == ast.dump(receiver):
-                return _method(node, receiver, func.attr, rest, node.keywords)
-        if isinstance(owner, ast.Name) and owner.id in _TYPES and owner.id not in self.imports | self.classes:
-            return _method(node, receiver, func.attr, rest, node.keywords)
-        return None
 
     def _argument(self, call: ast.Call, arg: ast.AST, shown: str) -> Escaped | None:
         """The value as an argument of `call`: a function the walk follows or treats as unknown (its
@@ -265,17 +235,17 @@ class Escapes:
         of it called another way (`method_form`, judged as that method's call)."""
         callee = call.func
         form = self.method_form(call)
-        if form is not None and _receiver(form) is arg:
+        if form is not None and receiver(form) is arg:
             return None
-        if self._followed(call) or (_callee_name(call) in _PURE and self._builtin(call)):
+        if self._followed(call) or (callee_name(call) in _PURE and self._builtin(call)):
             return None
         if isinstance(callee, ast.Name) and callee.id in ("setattr", "delattr") and call.args and call.args[0] is arg:
             return None  # judged as an attribute store (later_attributes)
-        if _text(callee) in ("functools.partial", "partial"):
+        if short_text(callee) in ("functools.partial", "partial"):
             return None  # the function it gets runs as one let out (rewrite.later_runs)
-        if _text(callee) in _READERS or _logs(callee):
+        if reads_only(callee):
             return None
-        if _text(callee) in ("contextlib.nullcontext", "nullcontext") and isinstance(
+        if short_text(callee) in ("contextlib.nullcontext", "nullcontext") and isinstance(
             self.parents.get(id(call)), ast.withitem
         ):
             return None  # `with nullcontext(CFG) as d`: d is an alias (rewrite.passed_values)
@@ -283,31 +253,14 @@ class Escapes:
             return None
         if looked_up(callee, self.imports) in self.scope.functions:
             return None  # the module's function by its name as a string: followed (rewrite.implicit_runs)
-        if self._own_class(callee):
+        if own_class(callee, self.defined):
             return None  # its `__init__`/`__new__`, or the method, is followed with it (rewrite.implicit_runs)
         if isinstance(callee, ast.Subscript) and isinstance(callee.value, ast.Name):
             if callee.value.id not in self.imports | self.classes | _BUILTINS:
                 return None  # `HANDLERS[0](CFG)`: a function let out, as an unknown callee
         if isinstance(callee, ast.Name) and callee.id not in self.imports | self.classes | _BUILTINS:
             return None  # a parameter, a loop variable, a name the walk cannot tell: the unknown-callee rule
-        return Escaped(call, f"{shown} is passed to {_text(callee)}")
-
-    def _own_class(self, callee: ast.AST) -> bool:
-        """`Cls` or `Cls.m` (a method it defines) where Cls and every class it derives from are the
-        module's own, without a metaclass or decorator: what the call runs is the module's code."""
-        name = callee.value if isinstance(callee, ast.Attribute) else callee
-        if not isinstance(name, ast.Name) or name.id not in self.defined:
-            return False
-        chain, todo = [], [name.id]
-        while todo:
-            cls = self.defined.get(todo.pop())
-            if cls is None or cls.keywords or cls.decorator_list or cls in chain:
-                return False
-            chain.append(cls)
-            bases = [b.id if isinstance(b, ast.Name) else "" for b in cls.bases]
-            todo += [b for b in bases if b != "object"]
-        methods = {n.name for c in chain for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        return not isinstance(callee, ast.Attribute) or callee.attr in methods
+        return Escaped(call, f"{shown} is passed to {short_text(callee)}")
 
     def _called_only(self, fn: ast.AST | None) -> bool:
         """A def of the scope's own code never let out as a value: only a call by its name runs it."""
@@ -327,80 +280,6 @@ class Escapes:
         return isinstance(call.func, ast.Name) and call.func.id not in self.imports | self.classes | _own(self.scope)
 
 
-def looked_up(callee: ast.AST, modules: set[str]) -> str | None:
-    """The name a callee looks up by string in the module's namespace: `getattr(sys.modules[__name__],
-    "_reset")`, `globals()["_reset"]`, `_g["_reset"]` (`modules`: names bound to the module or its
-    namespace, rewrite.escapes.module_names); None for any other callee."""
-    if isinstance(callee, ast.Call) and _callee_name(callee) == "getattr" and len(callee.args) == 2:
-        space, key = callee.args
-        root = space
-        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
-            root = root.func if isinstance(root, ast.Call) else root.value
-        named = any(namespace_use(n) for n in ast.walk(space)) or (isinstance(root, ast.Name) and root.id in modules)
-    elif isinstance(callee, ast.Subscript):
-        key, space = callee.slice, callee.value
-        named = _namespace_call(space) or (isinstance(space, ast.Name) and space.id in modules)
-    else:
-        return None
-    return key.value if named and isinstance(key, ast.Constant) and isinstance(key.value, str) else None
-
-
-def module_names(body: Sequence[ast.AST], imports: bool = True) -> set[str]:
-    """The names that may hold the module object or its namespace: every name an import binds (a
-    self-import, maybe; not with `imports` False), and one bound to `globals()`, `vars()`,
-    `sys.modules[...]`, `__import__(...)`, `importlib.import_module(...)` (`_me = sys.modules[__name__]`)."""
-    out: set[str] = set()
-    for node in ast.walk(ast.Module(list(body), [])):  # type: ignore[arg-type]
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and imports:
-            out.update((x.asname or x.name).split(".")[0] for x in node.names)
-        elif isinstance(node, ast.Assign) and any(namespace_use(n) for n in ast.walk(node.value)):
-            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return out
-
-
-def namespace_use(node: ast.AST) -> bool:
-    """`node` hands out the module's namespace: `globals()`, `vars()`, `locals()`, `sys.modules`,
-    `__import__(...)`, `importlib.import_module(...)`: any function of the module may run from there."""
-    if isinstance(node, ast.Call):
-        return _namespace_call(node) or _callee_name(node) in ("__import__", "import_module")
-    return _sys_modules(node)
-
-
-def _sys_modules(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "modules" and getattr(node.value, "id", "") == "sys"
-
-
-def _namespace_call(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _NAMESPACES
-
-
-def _method(node: ast.Call, receiver: ast.expr, method: str, args: list[ast.expr], kw: list[ast.keyword]) -> ast.Call:
-    """`receiver.method(*args, **kw)` (`setattr`/`delattr(receiver, ...)` for those dunders), placed at `node`."""
-    if method in ("__setattr__", "__delattr__"):
-        call = ast.Call(ast.Name(method.strip("_"), ast.Load()), [receiver, *args], kw)
-    else:
-        call = ast.Call(ast.Attribute(receiver, method, ast.Load()), args, kw)
-    return ast.copy_location(call, node)
-
-
-def _annotates(parent: ast.AST | None, at: ast.AST) -> bool:
-    return isinstance(parent, ast.AnnAssign) and parent.annotation is at
-
-
-def _receiver(form: ast.Call) -> ast.AST:
-    return form.func.value if isinstance(form.func, ast.Attribute) else form.args[0]
-
-
-def _logs(callee: ast.AST) -> bool:
-    """`logger.info(...)`, `logging.warning(...)`: a log call formats what it is given."""
-    if not isinstance(callee, ast.Attribute) or callee.attr not in _LOGS:
-        return False
-    root = callee.value
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    return isinstance(root, ast.Name) and "log" in root.id.lower()
-
-
 def _own(scope: Callees) -> set[str]:
     return set(scope.functions) | scope.other | set(scope.aliases)
 
@@ -418,13 +297,3 @@ def _unpacks(target: ast.AST, display: ast.AST) -> bool:
     if not isinstance(target, (ast.Tuple, ast.List)) or elts is None or len(elts) != len(target.elts):
         return False
     return all(isinstance(t, ast.Name) for t in target.elts)
-
-
-def _callee_name(call: ast.Call) -> str:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-
-
-def _text(node: ast.AST) -> str:
-    said = ast.unparse(node)
-    return said if len(said) <= 40 else said[:37] + "..."

@@ -23,8 +23,8 @@ import ast
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from radpatch.rewrite.escapes import looked_up, module_names, namespace_use
 from radpatch.rewrite.import_callees import own
+from radpatch.rewrite.module_routes import looked_up, module_names, namespace_use
 from radpatch.rewrite.passed_values import passed
 
 if TYPE_CHECKING:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from radpatch.rewrite.escapes import Escapes, module_names
+from radpatch.rewrite.escapes import Escapes
 from radpatch.rewrite.implicit_runs import Implicitly
 from radpatch.rewrite.later_runs import Unfollowed, runs_after
+from radpatch.rewrite.module_routes import module_names
 
 
 def later_module_stores(body: list[ast.stmt], name: str, bound: ast.AST) -> list[ast.AST]:
