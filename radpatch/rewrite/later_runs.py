@@ -28,9 +28,7 @@ value; its parameters hold it only where a call the text cannot tell hands it on
 such a def is among the functions the scope lets out). Refused unread (Unfollowed): a call
 deeper than _DEPTH, a `*args`/`**kw` holding the value used other than by index, iteration, `len`
 or spread. A function from elsewhere, a method by attribute, the value put in another object (but
-a display bound to a name) are not followed.
-
-Standard library only (`ast`)."""
+a display bound to a name) are not followed. Standard library only (`ast`)."""
 
 from __future__ import annotations
 
@@ -124,6 +122,7 @@ class _CallWalk:
         self.by_then: list[tuple[Function, frozenset[str]]] | None = None  # let out by the time shown runs
         self.memo, self.locals_of = memo, memo.locals_of
         self.open: list[dict[_Item, None]] = []  # what the follow or unknown call under way reaches
+        self.again: set[_Item] = set()  # what is being run again (_again): a cycle of them ends
         self.nested = nested  # a call in a followed body names the scope's functions (not a class's)
 
     def runs(
@@ -172,8 +171,16 @@ class _CallWalk:
             held = parameters(fn) if gives else set()
             yield from self.follow(fn, held | self._visible(outer, fn), 0, late)
         self.open.pop()
-        for key in before:  # followed from here for an earlier node: their unknown calls may now run more
-            yield from self._replay(key)  # type: ignore[arg-type]
+        for item in before:  # reached from here for an earlier node: their unknown calls may now run more
+            yield from self._again(item)
+
+    def _again(self, item: _Item) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
+        """What an earlier node reached, run again: a function followed (its key), or an unknown call
+        (its site, reached while a function ran again: vLLM 0.33.0's jit_warmup.py), once at a time."""
+        if item not in self.again:
+            self.again.add(item)
+            yield from self._replay(item) if len(item) == 3 else self._unknown(*item)
+            self.again.discard(item)
 
     def _replay(self, key: _Key) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
         """A function followed for an earlier node of the scope's code, run again by this one: its
@@ -183,10 +190,7 @@ class _CallWalk:
             return  # nothing let out since
         self.memo.replayed[key] = let_out
         for item in list(self.memo.seen[key]):
-            if len(item) == 3:
-                yield from self._replay(item)
-            else:
-                yield from self._unknown(*item)
+            yield from self._again(item)
 
     def _let_out(self, late: bool) -> list[tuple[Function, frozenset[str]]]:
         """The functions the scope lets out that a call may run, in the order they are let out:
