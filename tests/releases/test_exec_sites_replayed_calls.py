@@ -9,7 +9,7 @@ import ast
 
 from radpatch.releases import exec_sites
 
-JIT_WARMUP = '''\
+JIT_WARMUP = """\
 @dataclass(frozen=True)
 class WarmupChoices:
     def __init__(self, *values: Any) -> None:
@@ -40,7 +40,7 @@ class VllmJitKernel(Generic[CompileKeyT], ABC):
     @abstractmethod
     def compile(self, compile_key: CompileKeyT) -> None:
         raise NotImplementedError
-'''
+"""
 
 
 def test_an_unknown_call_reached_while_a_function_runs_again_is_run_again_too() -> None:
