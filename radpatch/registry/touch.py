@@ -10,6 +10,7 @@ entries with no order between them; list and verify report them) until its modul
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -93,6 +94,7 @@ def import_bindings(statement: str) -> tuple[Touch, ...]:
     return ()
 
 
+@functools.lru_cache(maxsize=1024)  # a function of the text alone: overlaps asks it per pair of rewrites
 def _expression(text: str) -> str | None:
     """`text` as one expression's syntax tree (parenthesised: it may span lines), or None."""
     try:
@@ -101,6 +103,7 @@ def _expression(text: str) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=1024)  # a function of the text alone: overlaps asks it per pair of rewrites
 def norm(code: str) -> str:
     """The code as one syntax tree (an expression's, else the module's), or the text when it does not parse."""
     text = textwrap.dedent(code).strip()
@@ -113,6 +116,7 @@ def norm(code: str) -> str:
         return text
 
 
+@functools.lru_cache(maxsize=1024)  # a function of the text alone: overlaps asks it per pair of rewrites
 def boundary(find: str, side: str) -> str:
     """The statement an insertion's code goes next to, as `norm` gives it: `find`'s first statement
     for `before`, its last for `after` (a `find` of several statements inserts next to one of them,
@@ -127,6 +131,7 @@ def boundary(find: str, side: str) -> str:
     return norm(ast.unparse(body[0] if side == "before" else body[-1]))
 
 
+@functools.lru_cache(maxsize=1024)  # a function of the text alone: overlaps asks it per pair of rewrites
 def code_trees(code: str) -> str:
     """The code's syntax trees without a wrapper (an expression's, or each statement's), so that a
     node inside another is a substring of the other's: `len(spec)` is inside `size = len(spec)`."""
@@ -140,6 +145,7 @@ def code_trees(code: str) -> str:
         return ""
 
 
+@functools.lru_cache(maxsize=1024)  # a function of the text alone: overlaps asks it per pair of rewrites
 def statements(find: str) -> tuple[str, ...]:
     """Each statement of `find` (its top level) as `code_trees` gives it; () when it does not parse."""
     try:

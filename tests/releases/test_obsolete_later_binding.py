@@ -96,7 +96,8 @@ def test_a_function_is_obsolete_only_where_the_patched_definition_runs(
     )
     probe = "m.size([1, 2, 3]) == 1"  # the cap makes it 1; the release's own len() says 3
     expected = {v for v, (name, s) in versions.items() if _runs_patched(tmp_path, name, s, probe)}
-    assert expected and expected != set(versions)  # the reference is not one answer
+    # the reference agrees with how the family is built, case by case (a slice may hold no control)
+    assert expected == {v for v, (name, _) in versions.items() if name.rsplit(", ", 1)[0] in CONTROLS}
     got, obsolete = _verdicts(radpatch, write_registry("toy", entry("==1.0")), "toy")
     assert {versions[v][0] for v in obsolete} == {versions[v][0] for v in expected}
     for v in set(versions) - expected:  # not obsolete, and verify says which binding runs
@@ -135,5 +136,5 @@ def test_a_method_is_obsolete_only_where_the_patched_definition_runs(
     expected = {v for v, (name, s) in versions.items() if _runs_patched(tmp_path, name, s, probe)}
     _, obsolete = _verdicts(radpatch, write_registry("longer", timeout_entry("==1.0")), "longer")
     assert {versions[v][0] for v in obsolete} == {versions[v][0] for v in expected}
-    if len(cases) == len(METHOD_KINDS) + len(METHOD_CONTROLS):
-        assert expected and expected != set(versions)  # the reference is not one answer
+    # the reference agrees with how the family is built, case by case (a slice may hold no control)
+    assert expected == {v for v, (name, _) in versions.items() if name in METHOD_CONTROLS}

@@ -67,6 +67,28 @@ def _uses(tree: ast.Module, module: tuple[str, bool] | None, version: tuple[int,
     return out
 
 
+# The last modules' uses, by the exact bytes their tree was parsed from (`texts`): a plan proven again
+# on the same result (prove.below) walks it once.
+_USES: dict[tuple[bytes, tuple[str, bool] | None, tuple[int, int] | None], tuple[Any, ...]] = {}
+_USES_KEEP = 8
+
+
+def _uses_of(
+    tree: ast.Module, data: bytes | None, module: tuple[str, bool] | None, version: tuple[int, int] | None
+) -> tuple[Any, ...]:
+    """`_uses` of `tree`, kept by `data`, the bytes `tree` is `ast.parse` of, unchanged (None: not kept)."""
+    if data is None:
+        return tuple(_uses(tree, module, version))
+    key = (data, module, version)
+    found = _USES.pop(key, None)
+    if found is None:
+        found = tuple(_uses(tree, module, version))
+    _USES[key] = found
+    while len(_USES) > _USES_KEEP:
+        del _USES[next(iter(_USES))]
+    return found
+
+
 def missing_imports(
     before: ast.Module,
     after: ast.Module,
@@ -79,6 +101,7 @@ def missing_imports(
     ask: Ask | None = None,
     fresh: Ask | None = None,
     init: Callable[[str, str], bool | None] | None = None,
+    texts: tuple[bytes, bytes] | None = None,
 ) -> list[Problem]:
     """New unguarded imports `lookup` says the target lacks; a standard-library-looking top-level
     module the target's stdlib lacks is missing_modules' to report. `skip`: modules whose planned
@@ -87,15 +110,16 @@ def missing_imports(
     for an attribute read it says a module has: does a fresh `import module` bind it? (`xml.dom` after
     `import xml` is a submodule nothing imports, unless the module imports it itself.) `init`: the
     same question for a package outside the standard library, told by its `__init__` file
-    (package_scan.init_binds: `import toyx` then `toyx.sub`)."""
+    (package_scan.init_binds: `import toyx` then `toyx.sub`). `texts`: the bytes `before` and `after`
+    are a fresh `ast.parse` of, which their walk is kept by."""
     had: dict[tuple[str, str, str], int] = {}
-    for key, _, _ in _uses(before, module, version):
+    for key, _, _ in _uses_of(before, texts[0] if texts else None, module, version):
         had[key] = had.get(key, 0) + 1
     out: list[Problem] = []
     asked: list[tuple[str, str, int, str, str]] = []  # (module, name, line, scope, kind) for the target to tell
     chains: list[tuple[str, int, str]] = []  # (dotted submodule, line, scope) of the standard library's
     dotted: dict[int, list[list[str]]] | None = None
-    for key, line, qual in _uses(after, module, version):
+    for key, line, qual in _uses_of(after, texts[1] if texts else None, module, version):
         if had.get(key, 0):
             had[key] -= 1
             continue

@@ -52,7 +52,18 @@ def introduced_missing(
         lookup = _modules_only(lookup)
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
     found = missing_imports(
-        old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask, fresh, init_binds(paths)
+        old,
+        new,
+        module,
+        stdlib,
+        stdlib | ADDED_SINCE_310,
+        lookup,
+        version,
+        own,
+        ask,
+        fresh,
+        init_binds(paths),
+        (before, after),
     )
     package = module[0].split(".")[0] if module else None
     if module and package and any(p.kind == UNIMPORTED_SUBMODULE for p in found):

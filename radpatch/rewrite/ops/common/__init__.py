@@ -71,13 +71,16 @@ def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
 _TREES: dict[str, cst.Module] | None = None  # inside kept_trees(): the last few definitions' trees by text
 _TREES_KEEP = 4  # a drifted file's status: the definition, its caller, and both as the rewrites before left them
 _TREES_MAX = 100_000  # characters: a larger definition is parsed again rather than kept
-# Outside kept_trees(), the last few small texts' trees: a plan runs each step's edit, then its
-# match probes, its inverse and the reverse proof on the same definition text, each parsing it
-# again (a third of a small rewrite's time). Larger texts are not kept: apply frees each tree
-# before it analyses the next version of the module (its peak memory).
+# Outside kept_trees(), the last few texts' trees: a plan runs each step's edit, then its match
+# probes, its inverse and the reverse proof on the same definition text, each parsing it again (a
+# third of a small rewrite's time); an entry proven again under each one stacked on it (prove.below)
+# takes every lower entry off the same result, each parsing the same large class (Django's Query,
+# 100,000 characters: a second each). The texts kept are bounded in all (`_RECENT_CHARS`), so the
+# trees alive beside apply's analyses stay a few (each well under the analysis' own peak).
 _RECENT: dict[str, cst.Module] = {}
 _RECENT_KEEP = 4
-_RECENT_MAX = 20_000  # characters
+_RECENT_MAX = 150_000  # characters: a larger definition is parsed again rather than kept
+_RECENT_CHARS = 300_000  # characters of every kept text together
 
 
 @contextlib.contextmanager
@@ -96,15 +99,15 @@ def kept_trees() -> Iterator[None]:
 
 def parse_top(text: str) -> cst.Module:
     """libcst's tree of a top-level definition's (or a module's) text: kept inside kept_trees(),
-    and the last few small ones elsewhere (trees are immutable)."""
+    and the last few elsewhere, bounded in characters (trees are immutable)."""
     trees = _TREES if _TREES is not None else _RECENT if len(text) <= _RECENT_MAX else None
     keep = _TREES_KEEP if _TREES is not None else _RECENT_KEEP
     tree = trees.pop(text, None) if trees is not None else None
     if tree is None:
         tree = cst.parse_module(text)
-    if trees is not None and len(text) <= _TREES_MAX:
+    if trees is not None and len(text) <= (_TREES_MAX if trees is _TREES else _RECENT_MAX):
         trees[text] = tree
-        while len(trees) > keep:
+        while len(trees) > keep or (trees is _RECENT and sum(map(len, trees)) > _RECENT_CHARS):
             del trees[next(iter(trees))]
     return tree
 
