@@ -164,7 +164,7 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
   # about 17 minutes more on 2 cores. RADPATCH_TEST_SAMPLE=N set by the caller runs about one case in N
   # (every value of every axis) on every interpreter instead, and no rest run (1: every case)
   local every=16 turns=() commit rotation index=0
-  commit=$(git rev-parse --short=8 HEAD 2>/dev/null || echo 00000000)
+  commit=$COMMIT
   local runs=$(( ${#list[@]} + ${#extra[@]} ))
   rotation=$(( (16#$commit % ((every + runs - 1) / runs)) * runs ))
   run_one() {  # run_one PYTHON floor|newest ARGS...
@@ -211,6 +211,7 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
 }
 
 VENV=${RADPATCH_DEV_VENV:-.venv}
+COMMIT=$(git rev-parse --short=8 HEAD 2>/dev/null || echo 00000000)  # picks the fast tier's turns and the real tier's share
 if [ "${1:-}" = "--matrix" ]; then
   shift
   matrix "$@"
@@ -272,9 +273,8 @@ else
   # (on CI's 2 cores its parallel part alone ran past an hour; the limit is 90 minutes for everything)
   real_rc=0
   export RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-4}
-  real_commit=$(git rev-parse --short=8 HEAD 2>/dev/null || echo 00000000)
-  export RADPATCH_REAL_SHARE=${RADPATCH_REAL_SHARE:-4:$(( 16#$real_commit % 4 ))}
-  echo "   real tier: share ${RADPATCH_REAL_SHARE#*:} of ${RADPATCH_REAL_SHARE%%:*} (commit $real_commit; RADPATCH_REAL_SHARE=$RADPATCH_REAL_SHARE runs it again, =1:0 every real test)"
+  export RADPATCH_REAL_SHARE=${RADPATCH_REAL_SHARE:-4:$(( 16#$COMMIT % 4 ))}
+  echo "   real tier: share ${RADPATCH_REAL_SHARE#*:} of ${RADPATCH_REAL_SHARE%%:*} (commit $COMMIT; RADPATCH_REAL_SHARE=$RADPATCH_REAL_SHARE runs it again, =1:0 every real test)"
   run_pytest "$VENV/bin/python" -m "real and not root and not strace" \
     "${FAST_WORKERS[@]}" --durations=15 || real_rc=$?
   run_pytest "$VENV/bin/python" -m "real and (root or strace)" --durations=15 || real_rc=$?
