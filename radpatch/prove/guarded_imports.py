@@ -167,7 +167,7 @@ def handler_runs(python: PythonEnv, f: Fallback, module: tuple[str, bool] | None
     ).encode()
     key = (str(python.executable), request)
     if key not in _answers:
-        _answers[key] = _ask(python, f, request, partial, _top(python, module[0] if module else ""))
+        _answers[key] = _ask(python, f, request, partial, top_entry(python, module[0] if module else ""))
     return _answers[key]
 
 
@@ -219,7 +219,7 @@ def _ask(
     return True, f"it raises {said}"
 
 
-def _top(python: PythonEnv, dotted: str) -> tuple[str, str] | None:
+def top_entry(python: PythonEnv, dotted: str) -> tuple[str, str] | None:
     """(the import path's directory, the top-level entry) `dotted`'s package is found at, as the path
     finder finds it (a package directory before a module file); None when it is not found."""
     name = dotted.split(".")[0]
