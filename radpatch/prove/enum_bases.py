@@ -95,7 +95,9 @@ def _class(read: Read, m: _ReadModule, node: ast.ClassDef, seen: tuple[str, ...]
 
 def _expr(read: Read, m: _ReadModule, e: ast.expr, line: int, seen: tuple[str, ...]) -> tuple[bool | None, str]:
     """Is the base (or metaclass) expression an enum class, or a class derived from one?"""
-    if isinstance(e, ast.Subscript):  # Generic[T], a parametrised base: its class
+    if isinstance(e, ast.Subscript):  # Generic[T], a parametrised base: its class; not a namespace's entry
+        if isinstance(e.value, ast.Call) or isinstance(e.value, ast.Attribute) and e.value.attr == "__dict__":
+            return _unknown(ast.unparse(e))  # `vars(m)[k]`, `m.__dict__[k]`: what the key names
         return _expr(read, m, e.value, line, seen)
     parts: list[str] = []
     while isinstance(e, ast.Attribute):

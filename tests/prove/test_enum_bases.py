@@ -73,3 +73,18 @@ def test_a_base_radpatch_cannot_follow_is_refused_when_its_name_says_enum_or_the
     if said is not None:
         assert said in r.err and "would become a member" in r.err and "Traceback" not in r.err, r.err
         assert site.snapshot() == before
+
+
+@pytest.mark.parametrize("spelled", ['vars(enum)["E" + "num"]', 'enum.__dict__["E" + "num"]', "(object, enum.Enum)[1]"])
+def test_a_namespace_entry_as_a_base_is_not_taken_for_the_namespace(
+    spelled: str, site: Site, write_registry: Any, radpatch: Any
+) -> None:
+    """`Base = vars(enum)[k]` is the class the key names, not a parametrised `vars(enum)`: radpatch
+    cannot follow it and asks the target interpreter, which says it is an enum."""
+    dyn = f"import enum\n\nBase = {spelled}\n"
+    core = "from rpmodes.dyn import Base\n\n\nclass Mode(Base):\n    FAST = 1\n"
+    site.install("rpmodes", "1.0", {"rpmodes/__init__.py": "", "rpmodes/dyn.py": dyn, "rpmodes/core.py": core})
+    reg = write_registry("p", ENTRY, {"payload.py": ITEMS["plain"]("Enum")})
+    r = radpatch("--registry", str(reg), "apply", "p")
+    assert r.code == 1, (r.out, r.err)
+    assert "enum" in r.err and "would become a member" in r.err and "Traceback" not in r.err, r.err
