@@ -112,6 +112,11 @@ class Differ(LiteralSteps, KeywordSteps, ExpressionSteps, Insertions):
         if key(b) == key(a):
             return
         name = scoped_name(scope.body, b, scope.kind) if isinstance(b, DEFS) else None
+        if isinstance(b, DEFS) and not scope.elif_ and not all(whole_lines(self.src, s) for s in b.body):
+            note = "its body is on its header's line (a one-line suite): no find names a statement there"  # att59 F5
+            self.fallbacks.append(f"{scope.child(b.name)}: {note}; replaced the whole definition")
+            self.replace_run(scope, bbody, i, i + 1, [a])
+            return
         if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and name is not None:
             if self._undoable(lambda: self.definition(scope, bbody, i, a, name), bbody, i):
                 return
