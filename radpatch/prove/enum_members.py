@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import enum_bases, import_overlay, import_reaper, import_runner, import_watch, read_only
+from radpatch.prove import enum_bases, import_runner, import_watch, read_only
 from radpatch.prove.guarded_imports import TIMEOUT, top_entry
 from radpatch.prove.refusal import Refusal
 from radpatch.prove.star_exports import Read, path_reader
@@ -87,17 +87,8 @@ def _ask(python: PythonEnv, module: str, qualname: str) -> tuple[bool | None, st
 
 def _asked(python: PythonEnv, request: bytes, top: tuple[str, str] | None) -> tuple[bool | None, str]:
     try:
-        with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
-            sent = {**json.loads(request), "first": list(moved.values())}
-            out, _, _, _, finished = import_runner.run(
-                python.executable,
-                _SCRIPT,
-                json.dumps(sent).encode(),
-                TIMEOUT,
-                [str(p) for p in python.paths],
-                ENUM_QUESTION,
-            )
-            out = import_overlay.back(out, moved, True)
+        paths = [str(p) for p in python.paths]
+        out, finished = import_runner.asked(python.executable, paths, _SCRIPT, request, top, TIMEOUT, ENUM_QUESTION)
     except EnvironmentProblem as exc:
         return None, exc.message
     try:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import import_overlay, import_reaper, import_runner, import_watch, read_only
+from radpatch.prove import import_runner, import_watch, read_only
 from radpatch.prove.import_failures import READ_ONLY_SAID
 from radpatch.prove.placement import Fallback
 
@@ -175,17 +175,10 @@ def _ask(
     python: PythonEnv, f: Fallback, request: bytes, partial: str | None, top: tuple[str, str] | None
 ) -> tuple[bool | None, str]:
     try:
-        with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
-            sent = {**json.loads(request), "first": list(moved.values())}
-            out, _, _, _, finished = import_runner.run(
-                python.executable,
-                _SCRIPT,
-                json.dumps(sent).encode(),
-                TIMEOUT,
-                [str(p) for p in python.paths],
-                import_watch.GUARDED_IMPORT,
-            )
-            out = import_overlay.back(out, moved, True)
+        paths = [str(p) for p in python.paths]
+        out, finished = import_runner.asked(
+            python.executable, paths, _SCRIPT, request, top, TIMEOUT, import_watch.GUARDED_IMPORT
+        )
     except EnvironmentProblem as exc:
         return None, exc.message
     timed_out = not finished

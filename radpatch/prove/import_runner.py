@@ -8,6 +8,7 @@ which is killed on the way out."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import selectors
 import signal
@@ -64,6 +65,25 @@ def run(
         reaped = import_reaper.read(report.fileno()).said
         answer.seek(0)
         return answer.read(_MAX_ANSWER) if finished else b"", proc.returncode, tail, reaped, finished
+
+
+def asked(
+    executable: str,
+    import_path: Sequence[str],
+    script: str,
+    request: bytes,
+    top: tuple[str, str] | None,
+    timeout: float,
+    check: import_watch.Check,
+) -> tuple[bytes, bool]:
+    """A question for the target interpreter (guarded_imports, enum_members): `script` run with the JSON
+    `request` (plus `first`: the copy of `top`, the module's top-level package, import_overlay), a
+    Ctrl-C meanwhile acted on once it is cleaned up; its answer (paths mapped back to the install) and
+    whether it ended in time. Raises EnvironmentProblem when it cannot be run."""
+    with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
+        sent = {**json.loads(request), "first": list(moved.values())}
+        out, _, _, _, finished = run(executable, script, json.dumps(sent).encode(), timeout, import_path, check)
+        return import_overlay.back(out, moved, True), finished
 
 
 def _wait(proc: subprocess.Popen[bytes], stderr: int, timeout: float) -> tuple[bool, bytes]:

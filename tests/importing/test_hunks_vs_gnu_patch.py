@@ -39,16 +39,7 @@ def _generate(rng: random.Random) -> tuple[str, str, str]:
         a = a[:-1]
     if rng.random() < 0.2 and b:
         b = b[:-1]
-    target = a.splitlines(keepends=True)
-    for _ in range(rng.randint(0, 3)):
-        r, i = rng.random(), rng.randint(0, len(target))
-        if r < 0.5:
-            target.insert(i, "extra\n")
-        elif r < 0.8 and target:
-            target.pop(min(i, len(target) - 1))
-        elif target:
-            target[min(i, len(target) - 1)] = "fuzzed\n"
-    return a, b, "".join(target)
+    return a, b, _generate_target(rng, a, 3)
 
 
 def _out_of_order(diff: str, rng: random.Random) -> str:
@@ -223,10 +214,10 @@ def test_a_change_the_file_already_has_is_skipped_as_gnu_patch_skips_it(tmp_path
     assert skipped and applied  # both kinds were exercised
 
 
-def _generate_target(rng: random.Random, text: str) -> str:
-    """`text` with a few lines shifted in, taken out or changed: an installed file near it."""
+def _generate_target(rng: random.Random, text: str, most: int = 2) -> str:
+    """`text` with up to `most` lines shifted in, taken out or changed: an installed file near it."""
     target = text.splitlines(keepends=True)
-    for _ in range(rng.randint(0, 2)):
+    for _ in range(rng.randint(0, most)):
         r, i = rng.random(), rng.randint(0, len(target))
         if r < 0.5:
             target.insert(i, "extra\n")
