@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import enum_bases, import_runner, import_watch, read_only
+from radpatch.prove import enum_bases, import_runner, import_watch
 from radpatch.prove.guarded_imports import TIMEOUT, top_entry
 from radpatch.prove.refusal import Refusal
 from radpatch.prove.star_exports import Read, path_reader
@@ -36,25 +36,9 @@ ENUM_HINT = (
 ENUM_QUESTION = import_watch.Check("placement check", "the target interpreter was asked whether a class is an enum")
 
 _SCRIPT = (
-    read_only.READ_ONLY
+    import_runner.QUESTION
     + r"""
-import enum, importlib, json, os, sys
-_out = os.dup(1)
-os.dup2(2, 1)  # what the import prints is not the answer
-request = json.loads(sys.stdin.read())
-sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]
-_blocked = _read_only([*request["first"], os.getcwd()])
-_children(_blocked)
-sys.path[:0] = request["first"]
-import site
-site.main()
-
-
-def answer(a):
-    os.write(_out, json.dumps({**a, "blocked": _refused(_blocked)[:3]}).encode())
-    os._exit(0)
-
-
+import enum, importlib
 try:
     found = importlib.import_module(request["module"])
     for part in request["qualname"].split("."):

@@ -37,35 +37,19 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import import_runner, import_watch, read_only
+from radpatch.prove import import_runner, import_watch
 from radpatch.prove.import_failures import READ_ONLY_SAID
 from radpatch.prove.placement import Fallback
 
 TIMEOUT = 120.0  # seconds: what an import of a large library may take on a loaded machine
 
 _SCRIPT = (
-    read_only.READ_ONLY
+    import_runner.QUESTION
     + r"""
-import importlib.abc, importlib.machinery, importlib.util, json, os, sys, types
-_out = os.dup(1)
-os.dup2(2, 1)  # what the imports print is not the answer
-request = json.loads(sys.stdin.read())
-sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
-_blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (read_only.READ_ONLY)
-_children(_blocked)  # and to the Python processes the imports start
-sys.path[:0] = request["first"]  # the copy of the module's top-level package
-# site runs only now (-S), the hook in place: the target's code sees its venv's prefix and sysconfig
-# paths (not the base interpreter's), and its .pth files have run, as when the venv imports it
-import site
-site.main()
+import importlib.abc, importlib.machinery, importlib.util, types
 name = request["module"]
 before = set(request["before"])
 read_back = []
-
-
-def answer(a):
-    os.write(_out, json.dumps({**a, "blocked": _refused(_blocked)[:3]}).encode())
-    os._exit(0)
 
 
 def run(namespace, prefix=""):

@@ -18,8 +18,31 @@ import time
 from collections.abc import Iterator, Sequence
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.prove import import_overlay, import_reaper, import_watch
+from radpatch.prove import import_overlay, import_reaper, import_watch, read_only
 
+# the start of a question's script (asked): the request read, the install read-only, site run, `answer(a)` to reply
+QUESTION = (
+    read_only.READ_ONLY
+    + r"""
+import json, os, sys
+_out = os.dup(1)
+os.dup2(2, 1)  # what the imports print is not the answer
+request = json.loads(sys.stdin.read())
+sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
+_blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (read_only.READ_ONLY)
+_children(_blocked)  # and to the Python processes the imports start
+sys.path[:0] = request["first"]  # the copy of the module's top-level package
+# site runs only now (-S), the hook in place: the target's code sees its venv's prefix and sysconfig
+# paths (not the base interpreter's), and its .pth files have run, as when the venv imports it
+import site
+site.main()
+
+
+def answer(a):
+    os.write(_out, json.dumps({**a, "blocked": _refused(_blocked)[:3]}).encode())
+    os._exit(0)
+"""
+)
 _MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
 _STDERR_TAIL = 4096
 _POLL = 0.05  # seconds between looks at whether the import's process has ended
