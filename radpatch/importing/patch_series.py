@@ -56,6 +56,9 @@ def apply_series(
     out: list[Imported] = []
     for n, (label, data) in enumerate(patches):
         parsed = unified.parse(label, data, options.strip)
+        # a git copy copies its source as it was before this patch file (as GNU patch, which keeps each file's
+        # original), not as an earlier section of the file left it (att60 F01)
+        at_start = dict(files.text)
         firsts: dict[str, str | None] = {}
         shown: dict[str, str] = {}
         said: list[str] = []
@@ -75,7 +78,8 @@ def apply_series(
                     f"{label}:{section.header_line}: {rel}: the patch copies {source} to it, but it exists already",
                     "the module exists in this install: is the patch applied already?",
                 )
-            outcome = hunks.apply(section, files.read(source) if source is not None else before)
+            copied = None if source is None else at_start[source] if source in at_start else files.installed(source)
+            outcome = hunks.apply(section, copied if source is not None else before)
             if section.old_missing == 2 and before and outcome.failed:
                 raise RefusedError(
                     f"{label}: {rel}: Patch attempted to create file {rel}, which already exists. Hunk #1 FAILED at 1.",
@@ -88,7 +92,7 @@ def apply_series(
                 )
             if outcome.failed and not outcome.reversed_hint:
                 failed = [section.hunks[r.number - 1] for r in outcome.failed]
-                missing = stacking.missing_lines(failed, files.read(source) if source is not None else before)
+                missing = stacking.missing_lines(failed, copied if source is not None else before)
                 series = stacking.needs_earlier(label, data, missing, patches[n + 1 :], options.strip)
             else:
                 series = ""

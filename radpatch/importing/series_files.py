@@ -40,8 +40,10 @@ class SeriesFiles:
         self.text: dict[str, str | None] = {}
 
     def read(self, rel: str) -> str | None:
-        if rel in self.text:
-            return self.text[rel]
+        return self.text[rel] if rel in self.text else self.installed(rel)
+
+    def installed(self, rel: str) -> str | None:
+        """The file as installed, before the series."""
         path = self.site / rel
         if not path.is_file():
             return None

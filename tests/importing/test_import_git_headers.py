@@ -135,6 +135,31 @@ def test_header_only_sections_import_and_apply_as_gnu_patch_applies_them(venv: V
         assert _tree(venv.site / PACKAGE) == pristine, seed
 
 
+@pytest.mark.parametrize("changed", [False, True], ids=["copied as it is", "copied and changed"])
+def test_a_copy_of_a_file_the_patch_also_edits_copies_it_as_it_was(venv: Venv, tmp_path: Path, changed: bool) -> None:
+    """att60 F01: git writes the source's edit first, then `copy from` it; GNU patch copies the file as it
+    was before the patch file, not as the edit leaves it (which radpatch did: the edit got into the copy)."""
+    root = _repo(venv, tmp_path / "repo")
+    source = root / PACKAGE / "std_shlex.py"
+    original = source.read_text()
+    (root / PACKAGE / "zz_copy.py").write_text(original + ("\n\nCOPIED = 1\n" if changed else ""))
+    source.write_text(original.replace("self.commenters = '#'", "self.commenters = 'THE_SOURCES_OWN_EDIT'", 1))
+    assert source.read_text() != original
+    patch = _format_patch(root, tmp_path / "out", "-C", "-C", "--find-copies-harder")
+    text = patch.read_text()
+    assert "copy from" in text and text.index("+++ b/" + PACKAGE + "/std_shlex.py") < text.index("copy from"), text
+    gnu = tmp_path / "gnu"
+    shutil.copytree(venv.site / PACKAGE, gnu / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
+    assert gnu_patch(gnu, patch, 1).returncode == 0, text
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    applied = venv.radpatch("--registry", str(reg), "apply", patch.stem)
+    assert applied.returncode == 0, applied.stderr
+    assert _tree(venv.site / PACKAGE) == _tree(gnu / PACKAGE)
+    assert "THE_SOURCES_OWN_EDIT" not in (venv.site / PACKAGE / "zz_copy.py").read_text()
+
+
 # --- what an entry cannot say: refused by name ------------------------------------------------
 
 
