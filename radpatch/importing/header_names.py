@@ -2,12 +2,15 @@
 ends at the first white space unless a tab separates it from a date, or it is a C-quoted string;
 `/dev/null` is no name; `-p N` strips N leading components (runs of slashes count once), no `-p`
 keeps the base name, and a name with fewer slashes than `-p` strips is no name at all;
-`diff --git a/X b/Y` gives two names, split symmetrically where they hold spaces. For
-importing.unified's reader; nothing here touches the file system."""
+`diff --git a/X b/Y` gives two names, split symmetrically where they hold spaces; and a mail's
+`Subject:` (format-patch's), the entry's description. For importing.unified's reader; nothing here
+touches the file system."""
 
 from __future__ import annotations
 
 import re
+
+from radpatch.importing.sections import lines_of
 
 
 def strip_name(name: str, strip: int | None) -> str | None:
@@ -110,3 +113,23 @@ def split_git(rest: str, strip: int | None) -> tuple[str | None, str | None]:
 def mode(text: str) -> int:
     value = text.strip()
     return int(value, 8) if re.fullmatch(r"[0-7]{6}", value) else 0
+
+
+_SUBJECT = re.compile(r"^Subject:\s*(?:\[[^\]]*\]\s*)?(.*)$")
+
+
+def subject_of(text: str) -> str:
+    """format-patch's Subject line, without its [PATCH n/m] tag (folded continuation lines joined)."""
+    lines = [ln.rstrip("\r\n") for ln in lines_of(text)]
+    for i, line in enumerate(lines[:200]):
+        m = _SUBJECT.match(line)
+        if m:
+            out = m.group(1).strip()
+            for more in lines[i + 1 :]:
+                if not more.startswith((" ", "\t")):
+                    break
+                out += " " + more.strip()
+            return out
+        if line.startswith(("diff --git ", "--- ", "@@ ")):
+            break
+    return ""

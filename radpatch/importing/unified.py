@@ -26,7 +26,8 @@ import re
 from dataclasses import dataclass
 
 from radpatch.errors import UsageError
-from radpatch.importing.header_names import fetch, mode, split_git
+from radpatch.importing.header_names import fetch, mode, split_git, subject_of
+from radpatch.importing.other_formats import other_format
 from radpatch.importing.sections import FilePatch, Hunk, Line, PatchFile, lines_of
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ?\+(\d+)(?:,(\d+))? ?@@(?: (.*))?$")
@@ -147,12 +148,16 @@ class _Reader:
             elif s.startswith("@@ -") and (h.seen or h.index is not None):
                 hunks = self._hunks()
                 return self._freeze(h, hunks)
-            elif s.startswith("*** ") and self.i + 1 < len(self.lines) and self.lines[self.i + 1].startswith("--- "):
+            elif kind := other_format(self.lines, self.i):  # att60 F02: GNU applies it; skipped, it would be lost
                 raise self.fail(
                     self.i + 1,
-                    "a context diff (*** / ---), which GNU patch reads; radpatch imports unified diffs only",
-                    "re-create it in the unified form (diff -u, git diff), or convert it: "
-                    "filterdiff --format=unified FILE (patchutils)",
+                    f"{kind}, which GNU patch applies; radpatch imports unified diffs only",
+                    "re-create it in the unified form (diff -u, git diff)"
+                    + (
+                        ", or convert it: filterdiff --format=unified FILE (patchutils)"
+                        if "indented" not in kind
+                        else ""
+                    ),
                 )
             self.i += 1
         if h.extended:
@@ -216,6 +221,7 @@ class _Reader:
         new_count = 1 if m.group(4) is None else int(m.group(4))
         self.i += 1
         lines: list[Line] = []
+        ended: set[str] = set()  # the sides (old "-", new "+") a `\\ No newline` line has ended
         olds = news = 0
         while olds < old_count or news < new_count:
             if self.i >= len(self.lines):
@@ -246,10 +252,13 @@ class _Reader:
                 news += 1
             if kind not in (" ", "-", "+"):
                 raise self.fail(self.i, f"malformed patch: unexpected line in hunk #{number}: {raw.rstrip()[:60]!r}")
+            if kind in ended or (kind == " " and ended):  # att60 F11: GNU stops there, "malformed patch"
+                raise self.fail(self.i, f"malformed patch: hunk #{number} goes on after `\\ No newline at end of file`")
             lines.append(Line(kind, text))  # type: ignore[arg-type]
             if self.i < len(self.lines) and self.lines[self.i].startswith("\\"):
-                self.i += 1  # `\ No newline at end of file`: the line before has none
+                self.i += 1  # `\ No newline at end of file`: the line before has none, and ends its side(s)
                 lines[-1] = Line(lines[-1].kind, lines[-1].text.rstrip("\n"))
+                ended |= {"-", "+"} if kind == " " else {kind}
         if not any(ln.kind != " " for ln in lines):
             raise self.fail(at, f"malformed patch: hunk #{number} changes nothing")
         return Hunk(number, old_start, old_count, new_start, new_count, tuple(lines), at)
@@ -257,26 +266,6 @@ class _Reader:
 
 def _sha_missing(sha: str) -> int:
     return 2 if set(sha) == {"0"} else 0
-
-
-_SUBJECT = re.compile(r"^Subject:\s*(?:\[[^\]]*\]\s*)?(.*)$")
-
-
-def subject_of(text: str) -> str:
-    """format-patch's Subject line, without its [PATCH n/m] tag (folded continuation lines joined)."""
-    lines = [ln.rstrip("\r\n") for ln in lines_of(text)]
-    for i, line in enumerate(lines[:200]):
-        m = _SUBJECT.match(line)
-        if m:
-            out = m.group(1).strip()
-            for more in lines[i + 1 :]:
-                if not more.startswith((" ", "\t")):
-                    break
-                out += " " + more.strip()
-            return out
-        if line.startswith(("diff --git ", "--- ", "@@ ")):
-            break
-    return ""
 
 
 def parse(label: str, data: bytes, strip: int | None) -> PatchFile:
