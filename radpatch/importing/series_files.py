@@ -14,6 +14,7 @@ from pathlib import Path
 from radpatch.errors import RefusedError
 from radpatch.importing import paths, sections
 from radpatch.install import editable
+from radpatch.install.environment import linked_directory
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,12 @@ def patched_file(
         raise RefusedError(
             f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
             f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
+        )
+    link = files.site / rel if (files.site / rel).is_symlink() else linked_directory(files.site, rel)
+    if link is not None:  # att60 F10: apply would refuse it, or write outside the install
+        raise RefusedError(
+            f"{where}: {link} is a symbolic link: radpatch does not write through links",
+            f"leave it out with --exclude '{resolved.rel}' (and patch the file it points to another way)",
         )
     odd = [part for part in rel.removesuffix(".py").split("/") if not part.isidentifier()]
     if odd:  # att59 F6: `toypkg/data-files/tool.py` has no dotted module name an entry could give

@@ -217,6 +217,14 @@ def module_path(dist: Installed, relpath: str, missing_ok: bool = False) -> Path
     """Where the module `relpath` of `dist` is; refused unless it is a regular file there, or
     (`missing_ok`: a module an entry creates) nothing is there yet."""
     path = dist.root / relpath
+    linked = linked_directory(dist.root, relpath)
+    if linked is not None:  # att60 F10: a directory link would take the write outside the install
+        raise EnvironmentProblem(
+            f"{linked} is a symbolic link to {linked.resolve()}, outside {dist.root}: radpatch does not write "
+            f"through links ({relpath})",
+            f"install {dist.name} as regular files (pip install --force-reinstall --no-deps {dist.name}), or leave "
+            "the module out of the entry",
+        )
     if path.is_file() or path.is_symlink():
         return path
     if path.exists():  # a directory, FIFO or device where the module should be: never read or replace it
@@ -241,3 +249,14 @@ def module_path(dist: Installed, relpath: str, missing_ok: bool = False) -> Path
         f"{dist.name} {dist.version} has no {relpath} under {dist.root}",
         "the module this patch declares for this version is not installed; check the registry's modules",
     )
+
+
+def linked_directory(root: Path, relpath: str) -> Path | None:
+    """The first directory on the way from `root` to `relpath` that is a link to somewhere outside
+    `root`, or None: a file under it is not in the install, whatever its path says."""
+    here, inside = root, root.resolve()
+    for part in relpath.split("/")[:-1]:
+        here = here / part
+        if here.is_symlink() and not here.resolve().is_relative_to(inside):
+            return here
+    return None
