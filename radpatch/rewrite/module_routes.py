@@ -1,0 +1,166 @@
+"""The module object and its namespace as code reaches them, and calls that run a method of their
+argument, for rewrite.escapes, rewrite.implicit_runs and rewrite.module_stores (esc53): the names
+that may hold the module or its namespace (an import: the module itself, maybe; `_me =
+sys.modules[__name__]`, `_g = globals()`), where the namespace is handed out (`globals()`, `vars()`,
+`locals()`, `sys.modules`, `__import__`, `importlib.import_module`), a def looked up by string
+(`getattr(sys.modules[__name__], "_r")`, `globals()["_r"]`), and `operator.setitem(V, k, x)`,
+`dict.update(V, ...)`, `type(V).m(V, ...)`, `operator.methodcaller("m", ...)(V)` written as the
+method's call on V; a call of the module's own class (`Cls(CFG)`, `Cls.m(CFG)`); functions from
+elsewhere that only read what they are given.
+
+Standard library only (`ast`)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+_NAMESPACES = frozenset({"globals", "vars", "locals"})
+_TYPES = frozenset({"dict", "list", "set", "object", "tuple", "frozenset"})
+# functions from elsewhere that only read what they are given (a copy, a text of it, a log line)
+_READERS = frozenset({"json.dumps", "json.dump", "copy.copy", "copy.deepcopy", "pprint.pformat", "pprint.pprint"})
+_LOGS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def module_like(node: ast.AST, imports: set[str], spaces: set[str], strict: bool = False) -> bool:
+    """An expression that may be the module object: an imported name (or its attribute; not
+    `strict`: where the key is computed, `getattr(torch, k)` is taken as another module's), a
+    `sys.modules` lookup, `__import__(...)`, `importlib.import_module(...)`, a name bound to one."""
+    root = node
+    while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+        if sys_modules(root):
+            return True
+        if isinstance(root, ast.Call) and callee_name(root) in ("__import__", "import_module"):
+            return True
+        root = root.func if isinstance(root, ast.Call) else root.value
+    return isinstance(root, ast.Name) and root.id in (spaces if strict else imports)
+
+
+def method_form(node: ast.AST, shadowed: set[str]) -> ast.Call | None:
+    """A call that runs a method of its first argument (or, `methodcaller`'s, of its only one),
+    written as that method's call, for rewrite.later_changes to judge: `operator.setitem(V, k, x)`
+    as `V.__setitem__(k, x)`, `dict.update(V, ...)` and `type(V).update(V, ...)` as `V.update(...)`,
+    `operator.methodcaller("update", ...)(V)` as `V.update(...)`, `object.__setattr__(V, k, x)` as
+    `setattr(V, k, x)`; None for any other node (`shadowed`: names the module binds otherwise)."""
+    if not isinstance(node, ast.Call) or not node.args or isinstance(node.args[0], ast.Starred):
+        return None
+    func, receiver, rest = node.func, node.args[0], node.args[1:]
+    if isinstance(func, ast.Call) and short_text(func.func) in ("operator.methodcaller", "methodcaller"):
+        said = func.args[0] if func.args else None
+        if len(node.args) == 1 and not node.keywords and isinstance(said, ast.Constant):
+            return as_method(node, receiver, str(said.value), func.args[1:], func.keywords)
+        return None
+    if short_text(func) in ("operator.setitem", "operator.delitem", "setitem", "delitem"):
+        return as_method(node, receiver, f"__{callee_name(node)}__", rest, node.keywords)
+    if not isinstance(func, ast.Attribute):
+        return None
+    owner = func.value
+    if isinstance(owner, ast.Call) and callee_name(owner) == "type" and len(owner.args) == 1:
+        if ast.dump(owner.args[0]) == ast.dump(receiver):
+            return as_method(node, receiver, func.attr, rest, node.keywords)
+    if isinstance(owner, ast.Name) and owner.id in _TYPES and owner.id not in shadowed:
+        return as_method(node, receiver, func.attr, rest, node.keywords)
+    return None
+
+
+def looked_up(callee: ast.AST, modules: set[str]) -> str | None:
+    """The name a callee looks up by string in the module's namespace: `getattr(sys.modules[__name__],
+    "_reset")`, `globals()["_reset"]`, `_g["_reset"]` (`modules`: names bound to the module or its
+    namespace, module_names); None for any other callee."""
+    if isinstance(callee, ast.Call) and callee_name(callee) == "getattr" and len(callee.args) == 2:
+        space, key = callee.args
+        root = space
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        named = any(namespace_use(n) for n in ast.walk(space)) or (isinstance(root, ast.Name) and root.id in modules)
+    elif isinstance(callee, ast.Subscript):
+        key, space = callee.slice, callee.value
+        named = namespace_call(space) or (isinstance(space, ast.Name) and space.id in modules)
+    else:
+        return None
+    return key.value if named and isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+
+
+def module_names(body: Sequence[ast.AST], imports: bool = True) -> set[str]:
+    """The names that may hold the module object or its namespace: every name an import binds (a
+    self-import, maybe; not with `imports` False), and one bound to `globals()`, `vars()`,
+    `sys.modules[...]`, `__import__(...)`, `importlib.import_module(...)` (`_me = sys.modules[__name__]`)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.Module(list(body), [])):  # type: ignore[arg-type]
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and imports:
+            out.update((x.asname or x.name).split(".")[0] for x in node.names)
+        elif isinstance(node, ast.Assign) and any(namespace_use(n) for n in ast.walk(node.value)):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def namespace_use(node: ast.AST) -> bool:
+    """`node` hands out the module's namespace: `globals()`, `vars()`, `locals()`, `sys.modules`,
+    `__import__(...)`, `importlib.import_module(...)`: any function of the module may run from there."""
+    if isinstance(node, ast.Call):
+        return namespace_call(node) or callee_name(node) in ("__import__", "import_module")
+    return sys_modules(node)
+
+
+def sys_modules(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "modules" and getattr(node.value, "id", "") == "sys"
+
+
+def namespace_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _NAMESPACES
+
+
+def as_method(node: ast.Call, receiver: ast.expr, method: str, args: list[ast.expr], kw: list[ast.keyword]) -> ast.Call:
+    """`receiver.method(*args, **kw)` (`setattr`/`delattr(receiver, ...)` for those dunders), placed at `node`."""
+    if method in ("__setattr__", "__delattr__"):
+        call = ast.Call(ast.Name(method.strip("_"), ast.Load()), [receiver, *args], kw)
+    else:
+        call = ast.Call(ast.Attribute(receiver, method, ast.Load()), args, kw)
+    return ast.copy_location(call, node)
+
+
+def receiver(form: ast.Call) -> ast.AST:
+    return form.func.value if isinstance(form.func, ast.Attribute) else form.args[0]
+
+
+def callee_name(call: ast.Call) -> str:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def short_text(node: ast.AST) -> str:
+    said = ast.unparse(node)
+    return said if len(said) <= 40 else said[:37] + "..."
+
+
+def reads_only(callee: ast.AST) -> bool:
+    """A function from elsewhere that only reads what it is given: `_READERS`, a log call."""
+    return short_text(callee) in _READERS or _logs(callee)
+
+
+def _logs(callee: ast.AST) -> bool:
+    """`logger.info(...)`, `logging.warning(...)`: a log call formats what it is given."""
+    if not isinstance(callee, ast.Attribute) or callee.attr not in _LOGS:
+        return False
+    root = callee.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and "log" in root.id.lower()
+
+
+def own_class(callee: ast.AST, defined: dict[str, ast.ClassDef]) -> bool:
+    """`Cls` or `Cls.m` (a method it defines) where Cls and every class it derives from are the
+    module's own, without a metaclass or decorator: what the call runs is the module's code."""
+    name = callee.value if isinstance(callee, ast.Attribute) else callee
+    if not isinstance(name, ast.Name) or name.id not in defined:
+        return False
+    chain, todo = [], [name.id]
+    while todo:
+        cls = defined.get(todo.pop())
+        if cls is None or cls.keywords or cls.decorator_list or cls in chain:
+            return False
+        chain.append(cls)
+        bases = [b.id if isinstance(b, ast.Name) else "" for b in cls.bases]
+        todo += [b for b in bases if b != "object"]
+    methods = {n.name for c in chain for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return not isinstance(callee, ast.Attribute) or callee.attr in methods
