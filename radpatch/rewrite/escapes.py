@@ -13,9 +13,8 @@ looked up by string) or treats as unknown (a parameter, a loop variable: every f
 runs), of a pure builtin (`_PURE`) or a reader (`json.dumps`, `logger.info`), a default of a def
 only called by its name. Anything else is `Escaped`, refused by name and line: passed to a class
 from elsewhere, another object's method or an imported function (`HOLD.append(CFG)`), a bound method
-taken (`put = CFG.__setitem__`), stored in a container or attribute, returned, a `with`.
-
-Standard library only (`ast`)."""
+taken (`put = CFG.__setitem__`), stored in a container or attribute, returned, a `with`. A
+comprehension's own variable of the same name is not the value. Standard library only (`ast`)."""
 
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from collections.abc import Sequence
 from radpatch.rewrite.import_callees import Callees
 from radpatch.rewrite.module_routes import (
     callee_name,
+    comprehension_local,
     looked_up,
     method_form,
     module_like,
@@ -95,7 +95,7 @@ class Escapes:
 
     def _judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if node.id in names:
+            if node.id in names and not comprehension_local(node, self.parents):  # not `[X for X in ...]`
                 return self._context(node, names)
             if node.id + "[]" in names and not self._indexed(node):
                 return self._container(node, names)

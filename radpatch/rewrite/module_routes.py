@@ -13,7 +13,7 @@ Standard library only (`ast`)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 _NAMESPACES = frozenset({"globals", "vars", "locals"})
 _TYPES = frozenset({"dict", "list", "set", "object", "tuple", "frozenset"})
@@ -164,3 +164,21 @@ def own_class(callee: ast.AST, defined: dict[str, ast.ClassDef]) -> bool:
         todo += [b for b in bases if b != "object"]
     methods = {n.name for c in chain for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     return not isinstance(callee, ast.Attribute) or callee.attr in methods
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_OWN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def comprehension_local(node: ast.Name, parents: Mapping[int, ast.AST]) -> bool:
+    """`node` reads a comprehension's own variable (`X` in `[X for X in range(2)]`), not the name of
+    the scope around it: a comprehension holding it binds the name in a target, and `node` is not in
+    its first iterable (evaluated in the scope around it)."""
+    parent = parents.get(id(node))
+    while parent is not None and not isinstance(parent, _OWN_SCOPES):
+        if isinstance(parent, _COMPREHENSIONS):
+            binds = {n.id for g in parent.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            if node.id in binds and all(n is not node for n in ast.walk(parent.generators[0].iter)):
+                return True
+        parent = parents.get(id(parent))
+    return False
