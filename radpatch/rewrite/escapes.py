@@ -28,6 +28,7 @@ from radpatch.rewrite.module_routes import (
     comprehension_local,
     looked_up,
     method_form,
+    module_keys,
     module_like,
     module_names,
     namespace_call,
@@ -76,7 +77,8 @@ class Escapes:
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
         self.imports = module_names(body)
-        self.spaces = module_names(body, imports=False)  # `_g = globals()`: indexed as the namespace
+        # `_g = globals()`: indexed as the namespace; `_ME = __name__`: `sys.modules[_ME]` may be the module
+        self.spaces, self.keys = module_names(body, imports=False), module_keys(body)
         self.scope = Callees(body)
         walked = ast.walk(ast.Module(list(body), []))  # type: ignore[arg-type]
         self.defined = {n.name: n for n in walked if isinstance(n, ast.ClassDef)}
@@ -89,9 +91,7 @@ class Escapes:
         returned or stored, its defaults change only by what the walk judges (`f.__defaults__ = ...`)."""
         said = self._judge(node, names)
         elsewhere = said is not None and (" is passed to " in said.reason or said.reason.endswith(" is taken"))
-        if said is not None and self.kind == "function" and not elsewhere:
-            return None
-        return said
+        return None if said is not None and self.kind == "function" and not elsewhere else said
 
     def _judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -121,7 +121,7 @@ class Escapes:
         return not isinstance(key, ast.Constant) or key.value == self.name
 
     def module(self, node: ast.AST, strict: bool = False) -> bool:
-        return module_like(node, self.imports, self.spaces, strict)
+        return module_like(node, self.imports, self.spaces, strict, self.keys)
 
     def method_form(self, node: ast.AST) -> ast.Call | None:
         return method_form(node, self.imports | self.classes)

@@ -10,8 +10,9 @@ metaclass), a method may run at any later node that names the class (or a class 
 not in an annotation) or defines a class deriving from it (its own, where a base or metaclass from
 elsewhere or a decorator may run them: an Enum's members); a class used before the binding (an
 instance made then) has its methods run from the first later statement. The module's namespace
-handed out (`globals()`, `vars()`, `sys.modules`, `__import__`, `importlib.import_module`, an
-imported name's attribute named like a def or class of the module: a self-import) lets any function
+handed out (`globals()`, `vars()`, `sys.modules`, `__import__`, `importlib.import_module`, not given
+a name computed from other parts: module_routes.other_module; an imported name's attribute named
+like a def or class of the module: a self-import) lets any function
 of the module run: every def is followed from there. Each is followed late (at any time after),
 seeing the scope's names.
 
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from radpatch.rewrite.import_callees import own
-from radpatch.rewrite.module_routes import looked_up, module_names, namespace_use
+from radpatch.rewrite.module_routes import looked_up, module_keys, module_names, namespace_use, other_module
 from radpatch.rewrite.passed_values import passed
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ class Implicit:
         walked = list(ast.walk(ast.Module(list(body), [])))  # type: ignore[arg-type]
         self.parents = {id(c): n for n in walked for c in ast.iter_child_nodes(n)}
         self.imports = module_names(body)
+        self.keys = module_keys(body)
         held = {id(n) for c in ran if isinstance(c, ast.ClassDef) for n in own(c.body)}  # in a class body
         self.top = {n.name for n in ran if isinstance(n, (*_DEFS, ast.ClassDef)) and id(n) not in held}
         self.hinted = {id(n) for a in walked for h in _annotations(a) for n in ast.walk(h)}
@@ -159,6 +161,8 @@ class Implicit:
             at, parent = parent, self.parents.get(id(parent))  # `sys.modules[...]`, `sys.modules.get`
             if isinstance(parent, ast.Call) and parent.func is at:
                 at, parent = parent, self.parents.get(id(parent))
+        if other_module(at, self.keys):
+            return False  # `importlib.import_module(self.name)`: another module's namespace
         if isinstance(parent, (ast.Subscript, ast.Attribute)) and not isinstance(parent.ctx, ast.Load):
             return False
         if isinstance(parent, ast.Attribute) and parent.attr in _STORES:

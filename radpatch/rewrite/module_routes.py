@@ -13,27 +13,82 @@ Standard library only (`ast`)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 
 _NAMESPACES = frozenset({"globals", "vars", "locals"})
+_OWN = frozenset({"__name__", "__spec__", "__package__"})  # what names this module
 _TYPES = frozenset({"dict", "list", "set", "object", "tuple", "frozenset"})
 # functions from elsewhere that only read what they are given (a copy, a text of it, a log line)
 _READERS = frozenset({"json.dumps", "json.dump", "copy.copy", "copy.deepcopy", "pprint.pformat", "pprint.pprint"})
 _LOGS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
-def module_like(node: ast.AST, imports: set[str], spaces: set[str], strict: bool = False) -> bool:
+def module_like(
+    node: ast.AST, imports: set[str], spaces: set[str], strict: bool = False, keys: Set[str] = frozenset()
+) -> bool:
     """An expression that may be the module object: an imported name (or its attribute; not
     `strict`: where the key is computed, `getattr(torch, k)` is taken as another module's), a
-    `sys.modules` lookup, `__import__(...)`, `importlib.import_module(...)`, a name bound to one."""
+    `sys.modules` lookup, `__import__(...)`, `importlib.import_module(...)`, a name bound to one; not
+    one of another module (other_module: the same rule for a computed name; `keys`: module_keys)."""
     root = node
     while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+        if other_module(root, keys):
+            return False
         if sys_modules(root):
             return True
         if isinstance(root, ast.Call) and callee_name(root) in ("__import__", "import_module"):
             return True
         root = root.func if isinstance(root, ast.Call) else root.value
     return isinstance(root, ast.Name) and root.id in (spaces if strict else imports)
+
+
+def other_module(node: ast.AST, keys: Set[str] = frozenset()) -> bool:
+    """`importlib.import_module(X)`, `__import__(X)`, `sys.modules[X]`, `sys.modules.get(X)` where X
+    cannot be this module's name (may_name_self): another module, as module_like takes
+    `getattr(torch, k)` with a computed key (`importlib.import_module(self.module_name)`, vLLM's
+    model registry). A constant, `__name__`, `__spec__.name` may be this module."""
+    if isinstance(node, ast.Call) and callee_name(node) in ("__import__", "import_module"):
+        return bool(node.args) and not may_name_self(node.args[0], keys)
+    if isinstance(node, ast.Subscript) and sys_modules(node.value):
+        return not may_name_self(node.slice, keys)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and sys_modules(node.func.value):
+        return node.func.attr == "get" and bool(node.args) and not may_name_self(node.args[0], keys)
+    return False
+
+
+def may_name_self(key: ast.AST, keys: Set[str] = frozenset()) -> bool:
+    """A module name that may be this module's: a constant, one read from `__name__`, `__spec__`,
+    `__package__` or the namespace (`globals()`), or a name of `keys` (module_keys); not one computed
+    from other parts only (an attribute, a parameter, an f-string of them)."""
+    if isinstance(key, ast.Constant):
+        return True
+    walked = list(ast.walk(key))
+    return any(isinstance(n, ast.Name) and (n.id in _OWN or n.id in keys) for n in walked) or any(
+        namespace_call(n) for n in walked
+    )
+
+
+def module_keys(body: Sequence[ast.AST]) -> set[str]:
+    """The names the module binds, anywhere (assigned, a loop's target, a parameter's default), to a
+    value that may name this module (may_name_self): `_ME = __name__`, `NAME = "pkg.mod"`."""
+    bound: list[tuple[str, ast.AST]] = []
+    for node in ast.walk(ast.Module(list(body), [])):  # type: ignore[arg-type]
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound += [(n.id, node.value) for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            each = node.iter.elts if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set)) else [node.iter]
+            bound += [(n.id, v) for n in ast.walk(node.target) if isinstance(n, ast.Name) for v in each]
+        elif isinstance(node, ast.arguments):
+            given = [*node.posonlyargs, *node.args][-len(node.defaults) :] if node.defaults else []
+            bound += [(a.arg, d) for a, d in zip(given, node.defaults)]
+            bound += [(a.arg, d) for a, d in zip(node.kwonlyargs, node.kw_defaults) if d is not None]
+    out: set[str] = set()
+    while True:
+        more = {name for name, value in bound if name not in out and may_name_self(value, out)}
+        if not more:
+            return out
+        out |= more
 
 
 def method_form(node: ast.AST, shadowed: set[str]) -> ast.Call | None:
@@ -84,14 +139,37 @@ def looked_up(callee: ast.AST, modules: set[str]) -> str | None:
 def module_names(body: Sequence[ast.AST], imports: bool = True) -> set[str]:
     """The names that may hold the module object or its namespace: every name an import binds (a
     self-import, maybe; not with `imports` False), and one bound to `globals()`, `vars()`,
-    `sys.modules[...]`, `__import__(...)`, `importlib.import_module(...)` (`_me = sys.modules[__name__]`)."""
+    `sys.modules[...]`, `__import__(...)`, `importlib.import_module(...)` (`_me = sys.modules[__name__]`;
+    not `mod = importlib.import_module(self.module_name)`: other_module)."""
     out: set[str] = set()
+    keys = module_keys(body)
     for node in ast.walk(ast.Module(list(body), [])):  # type: ignore[arg-type]
         if isinstance(node, (ast.Import, ast.ImportFrom)) and imports:
             out.update((x.asname or x.name).split(".")[0] for x in node.names)
-        elif isinstance(node, ast.Assign) and any(namespace_use(n) for n in ast.walk(node.value)):
+        elif isinstance(node, ast.Assign) and hands_namespace(node.value, keys):
             out.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return out
+
+
+def hands_namespace(node: ast.AST, keys: Set[str] = frozenset()) -> bool:
+    """`node` reads the module's namespace somewhere (namespace_use) other than as the way to another
+    module (other_module: `sys.modules[self.name]`, `importlib.import_module(self.name)`)."""
+    skip: set[int] = set()
+    for n in ast.walk(node):  # parents before children
+        if other_module(n, keys):
+            skip.add(id(_table(n)))
+        elif id(n) not in skip and namespace_use(n):
+            return True
+    return False
+
+
+def _table(node: ast.AST) -> ast.AST:
+    """`sys.modules` in `sys.modules[X]`, `sys.modules.get(X)`, or `node` itself (an import call)."""
+    if isinstance(node, ast.Subscript):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and sys_modules(node.func.value):
+        return node.func.value
+    return node
 
 
 def namespace_use(node: ast.AST) -> bool:
