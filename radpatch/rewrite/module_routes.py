@@ -57,15 +57,39 @@ def other_module(node: ast.AST, keys: Set[str] = frozenset()) -> bool:
 
 
 def may_name_self(key: ast.AST, keys: Set[str] = frozenset()) -> bool:
-    """A module name that may be this module's: a constant, one read from `__name__`, `__spec__`,
-    `__package__` or the namespace (`globals()`), or a name of `keys` (module_keys); not one computed
-    from other parts only (an attribute, a parameter, an f-string of them)."""
+    """A module name that may be this module's: a constant, `__name__`, `__package__`, `__spec__.name`,
+    a name of `keys` (module_keys), an item of the namespace (`globals()["__name__"]`), a branch of
+    `x if c else y` or `x or y` that may be, a string built from one (`f"{__name__}"`,
+    `__name__.rpartition(".")[0]`) or from constants only; not one computed from other parts (an
+    attribute such as `self.module_name`, a parameter, an f-string or call of them)."""
     if isinstance(key, ast.Constant):
         return True
-    walked = list(ast.walk(key))
-    return any(isinstance(n, ast.Name) and (n.id in _OWN or n.id in keys) for n in walked) or any(
-        namespace_call(n) for n in walked
-    )
+    if isinstance(key, ast.Name):
+        return key.id in _OWN or key.id in keys
+    if isinstance(key, ast.Attribute):
+        return isinstance(key.value, ast.Name) and key.value.id in _OWN
+    if isinstance(key, (ast.IfExp, ast.BoolOp)):
+        return any(
+            may_name_self(b, keys) for b in ([key.body, key.orelse] if isinstance(key, ast.IfExp) else key.values)
+        )
+    if isinstance(key, ast.Subscript) and namespace_call(key.value):
+        return True
+    parts = _parts(key)
+    built = [p for p in parts if not isinstance(p, ast.Constant)]
+    return any(may_name_self(p, keys) for p in built) or (bool(parts) and not built)
+
+
+def _parts(key: ast.AST) -> list[ast.AST]:
+    """What a string built from `key` is made of: an f-string's values and text, `a + b`, a call's
+    receiver and arguments (`__name__.rsplit(".", 1)`, `str(x)`), a subscript's value (`__name__[:3]`)."""
+    if isinstance(key, ast.JoinedStr):
+        return [v.value if isinstance(v, ast.FormattedValue) else v for v in key.values]
+    if isinstance(key, ast.BinOp):
+        return [key.left, key.right]
+    if isinstance(key, ast.Call):
+        receiver = [key.func.value] if isinstance(key.func, ast.Attribute) else []
+        return [*receiver, *key.args, *(k.value for k in key.keywords)]
+    return [key.value] if isinstance(key, ast.Subscript) else []
 
 
 def module_keys(body: Sequence[ast.AST]) -> set[str]:

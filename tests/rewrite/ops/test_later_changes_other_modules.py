@@ -28,6 +28,11 @@ import sys
 _ME = __name__
 
 
+def _named(self):
+    self = _ME  # `self` may hold this module's name (registry.py:1219 `self = model`); `self.x` is another's
+    return self
+
+
 class _Lazy:
     def __init__(self, module_name, class_name):
         self.module_name = module_name
