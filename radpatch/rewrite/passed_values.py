@@ -37,8 +37,8 @@ def hands(node: ast.AST, value: frozenset[str]) -> bool:
 
 
 def contains(value: ast.AST, names: frozenset[str]) -> bool:
-    """A display holding the value as an element (a dict's: as a value)."""
-    elts = value.elts if isinstance(value, _SHOWN) else value.values if isinstance(value, ast.Dict) else []
+    """A display holding the value as an element (a dict's: as a value; not `{**CFG}`, its items copied)."""
+    elts = value.elts if isinstance(value, _SHOWN) else _items(value) if isinstance(value, ast.Dict) else []
     return any(reaches(e, names) for e in elts)
 
 
@@ -171,3 +171,7 @@ def loose(body: list[ast.AST], containers: set[str]) -> set[ast.AST]:
             inner = list(node.args)
         kept.update(id(x) for x in inner)
     return {u for u in uses if id(u) not in kept}
+
+
+def _items(display: ast.Dict) -> list[ast.expr]:
+    return [v for k, v in zip(display.keys, display.values) if k is not None]

@@ -123,3 +123,20 @@ def test_a_function_got_from_the_module_itself_is_followed(tmp_path: Path, edit:
     else:
         assert not took, before  # undone, or (`FLAGS.remove("c")`) the original does not import
         assert refused is not None, f"applied, but the module ends with the same value:\n{before}"
+
+
+# vLLM 0.33.0's registry.py:822 `_VLLM_MODELS = {**_TEXT_GENERATION_MODELS, ...}`, read at :1587: `**`
+# copies the items, the new dict does not hold the value (a change of the copy leaves it alone)
+SPREADS = {
+    "read": "_ALL = {{**{n}, 'other': 0}}\nLOADED = {{k: v for k, v in _ALL.items()}}",
+    "copy changed": "_ALL = {{**{n}}}\n_ALL['timeout'] = 1\nLOADED = sorted(_ALL.items())",
+    "passed on": "import json\n\n_ALL = {{**{n}}}\nLOADED = json.JSONEncoder().encode(_ALL)",
+}
+
+
+@pytest.mark.parametrize("route", list(SPREADS))
+def test_a_dict_spread_into_another_is_copied_not_held(tmp_path: Path, route: str) -> None:
+    e = EDITS["set_item"]
+    refused, took, before = verdict(tmp_path, e, SPREADS[route].format(n=e.name))
+    assert took, f"the original does not import, or the edit does not take effect:\n{before}"
+    assert refused is None, f"refused, but the dict spread is a copy: {refused}\n{before}"
