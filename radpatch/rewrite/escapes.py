@@ -1,20 +1,19 @@
 """Where the value a name holds escapes the walk of rewrite.later_runs (esc53, att57 F1-F3): radpatch
 cannot follow every route a value takes, so it knows where it stops following.
 
-After the binding, in the scope's code and every function the walk follows, each place an expression
-may be the value (a name holding it, `T[0]`, the name read through the module object:
-`sys.modules[__name__].CFG`, `vars()["CFG"]`, `_me.CFG`) must be a use the walk reads (an
-allow-list): an item or attribute read, stored or deleted and a method called on it (judged by
-rewrite.later_changes, also `operator.setitem(CFG, ...)` and the like: rewrite.module_routes), a
-reading method taken, an operand, a test, a statement, a format, an annotation, iteration,
-spreading, an alias rewrite.passed_values binds, a display bound to names or looped over, an
-argument of a function the walk follows (the module's, its classes' constructors and methods, one
-looked up by string) or treats as unknown (a parameter, a loop variable: every function let out
-runs), of a pure builtin (`_PURE`) or a reader (`json.dumps`, `logger.info`), a default of a def
-only called by its name. Anything else is `Escaped`, refused by name and line: passed to a class
-from elsewhere, another object's method or an imported function (`HOLD.append(CFG)`), a bound method
-taken (`put = CFG.__setitem__`), stored in a container or attribute, returned, a `with`. A
-comprehension's own variable of the same name is not the value. Standard library only (`ast`)."""
+After the binding, in the scope's code and every function the walk follows, each place an expression may be the
+value (a name holding it, `T[0]`, the name read through the module object: `sys.modules[__name__].CFG`,
+`vars()["CFG"]`, `_me.CFG`) must be a use the walk reads (an allow-list): an item or attribute read, stored or
+deleted and a method called on it (judged by rewrite.later_changes, also `operator.setitem(CFG, ...)` and the
+like: rewrite.module_routes), a reading method taken, an operand, a test, a statement, a format, an annotation,
+iteration, spreading, an alias rewrite.passed_values binds, a display bound to names or looped over, an argument
+of a function the walk follows (the module's, its classes' constructors and methods, one looked up by string) or
+treats as unknown (a parameter, a loop variable: every function let out runs), of a pure builtin (`_PURE`) or a
+reader (`json.dumps`, `logger.info`), a default of a def only called by its name. Anything else is `Escaped`,
+refused by name and line: passed to a class from elsewhere, another object's method or an imported function
+(`HOLD.append(CFG)`), a bound method taken (`put = CFG.__setitem__`), stored in a container or attribute,
+returned, a `with`. A comprehension's own variable of the same name is not the value; `{**CFG}` copies its
+items. Standard library only."""
 
 from __future__ import annotations
 
@@ -174,6 +173,8 @@ class Escapes:
             return None  # a decorator: called, and followed
         if isinstance(parent, (ast.Expr, ast.FormattedValue, ast.Starred, ast.AugAssign, *_TESTS)):
             return None  # a test (a branch of `x if c else y` climbed above), iterated, spread, merged in
+        if isinstance(parent, ast.Dict) and at not in parent.keys and parent.keys[parent.values.index(at)] is None:
+            return None  # `{**CFG}`: its items copied (esc55)
         if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and parent.value is at:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             if all(isinstance(t, ast.Name) for t in targets):

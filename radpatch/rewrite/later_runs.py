@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from radpatch.rewrite.implicit_runs import Implicit
 from radpatch.rewrite.import_callees import Callees, body_of, own, own_names, parameters
 from radpatch.rewrite.let_out_order import Position, horizon, spans_again
-from radpatch.rewrite.passed_values import bind, hands, loose, passed, reaches
+from radpatch.rewrite.passed_values import bind, hands, loose, meets, passed, reaches
 
 if TYPE_CHECKING:
     from radpatch.rewrite.import_callees import Function
@@ -142,7 +142,7 @@ class _CallWalk:
             given_to = passed(node, fn, names) if isinstance(node, ast.Call) else set()
             yield from self.follow(fn, given_to | self._visible(sees, fn), depth, late)
         if unknown or (decorator and isinstance(node, ast.Call)):  # `@make(...)`: what make returns is applied
-            value = frozenset(n.removesuffix("[]") for n in names | self.outer)
+            value = names | self.outer
             given, passes = hands(node, value), frozenset(self.scope.handed(node))
             # a callee that may be a function let out (not a method, not a builtin): any may get the value
             opaque = not isinstance(callee, ast.Attribute) and not (
@@ -163,7 +163,7 @@ class _CallWalk:
         before = list(reached)
         self.open.append(reached)
         for fn, mentions in let_out[first:]:
-            gives = (given or mentions & value) and (opaque or id(fn) in passes)
+            gives = (given or meets(mentions, value)) and (opaque or id(fn) in passes)
             held = parameters(fn) if gives else set()
             yield from self.follow(fn, held | self._visible(outer, fn), 0, late)
         self.open.pop()

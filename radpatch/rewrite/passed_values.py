@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from radpatch.rewrite.evaluates_to import meets as meets  # for later_runs
+from radpatch.rewrite.evaluates_to import yields_all
 from radpatch.rewrite.import_callees import own
 
 if TYPE_CHECKING:
@@ -27,13 +29,12 @@ def reaches(node: ast.AST, names: frozenset[str]) -> bool:
     return isinstance(node, ast.Name) and node.id in names
 
 
-def hands(node: ast.AST, value: frozenset[str]) -> bool:
-    """A call's arguments may hold the value: one of `value` named there other than as the object of
-    an attribute (`print(CFG)`, `f([CFG])`, `f(T[0])`; not `f(CFG.items())`)."""
-    parts = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else []
-    walked = [n for part in parts for n in ast.walk(part)]
-    objects = {id(n.value) for n in walked if isinstance(n, ast.Attribute)}
-    return any(isinstance(n, ast.Name) and n.id in value and id(n) not in objects for n in walked)
+def hands(node: ast.AST, names: frozenset[str]) -> bool:
+    """A call's arguments may evaluate to the value or a container the walk tracks as holding it
+    (rewrite.evaluates_to: `print(CFG)`, `f([CFG])`, `f(T[0])`, `f(*T)`; not `f(CFG.items())`,
+    `f(CFG[k])`, `f(dict(CFG))`, `f(len(CFG))`, `f([x for x in CFG])`, esc55)."""
+    parts = [*node.args, *node.keywords] if isinstance(node, ast.Call) else []
+    return meets(yields_all(parts), names)
 
 
 def contains(value: ast.AST, names: frozenset[str]) -> bool:
