@@ -173,7 +173,7 @@ class Escapes:
             return None  # a decorator: called, and followed
         if isinstance(parent, (ast.Expr, ast.FormattedValue, ast.Starred, ast.AugAssign, *_TESTS)):
             return None  # a test (a branch of `x if c else y` climbed above), iterated, spread, merged in
-        if isinstance(parent, ast.Dict) and at not in parent.keys and parent.keys[parent.values.index(at)] is None:
+        if isinstance(parent, ast.Dict) and any(k is None and v is at for k, v in zip(parent.keys, parent.values)):
             return None  # `{**CFG}`: its items copied (esc55)
         if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and parent.value is at:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
