@@ -52,7 +52,8 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
                 f"{where}: the entry import would write is refused by apply, so nothing is written: {message}",
                 _series_hint(exc.message, entries)
                 + _star_hint(exc.message)
-                + (exc.hint.replace(tmp, str(out)) + "; " if exc.hint else "")
+                # a hint in an entry author's words (a payload, which a diff import never has) is not for this reader
+                + (exc.hint.replace(tmp, str(out)) + "; " if exc.hint and "payload" not in exc.hint else "")
                 + "apply's proof refuses the patch's code: change the patch, or leave the file out with --exclude",
             ) from exc
     names = {e.name for e in entries}

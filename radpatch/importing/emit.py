@@ -13,6 +13,7 @@ anchor for a method added to a class.
 from __future__ import annotations
 
 import ast
+import codecs
 import dataclasses
 import re
 from collections.abc import Mapping
@@ -179,7 +180,13 @@ def _steps(label: str, change: DiffFile, fallbacks: list[str], leave_out: str) -
     after, encoding = _python(label, change, "patched", change.after)
     if change.before is None:  # its bytes as they are: decoded (PEP 263) only to parse and prove
         return (ImportStep("create_module", (), payload=after if encoding == "utf-8-sig" else change.after),)
-    before, _ = _python(label, change, "installed", change.before)
+    before, was = _python(label, change, "installed", change.before)
+    if codecs.lookup(was).name != codecs.lookup(encoding).name:  # att59 F8: an entry keeps the file's encoding
+        raise RefusedError(
+            f"{label}: {change.rel}: the patch changes the file's encoding ({was} to {encoding}: its coding "
+            "declaration or byte order mark); a registry entry rewrites code and keeps the installed file's encoding",
+            f"{leave_out} (and ship it another way), or keep the file's coding line in the patch",
+        )
     try:
         found = rewrites(before, after)
     except SyntaxError as exc:

@@ -19,9 +19,9 @@ team's `patch -p1` produces, offsets and fuzz included, and a refusal must read 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from radpatch.importing.sections import FilePatch, Hunk, lines_of
+from radpatch.importing.sections import FilePatch, Hunk, Line, lines_of
 
 MAX_FUZZ = 2  # GNU patch's default --fuzz
 
@@ -51,6 +51,7 @@ class Outcome:
     lines: tuple[str, ...]  # the patched file (lines with their newlines)
     results: tuple[HunkResult, ...]
     reversed_hint: bool = False  # hunk 1 failed but applies reversed: already applied?
+    skipped: bool = False  # patch's "Reversed (or previously applied) patch detected! ... Skipping patch."
 
     @property
     def failed(self) -> tuple[HunkResult, ...]:
@@ -183,6 +184,16 @@ def apply(section: FilePatch, text: str | None, max_fuzz: int = MAX_FUZZ) -> Out
         fuzz = 0
         while True:
             where = state.locate(hunk, pattern, fuzz)
+            if (
+                not where
+                and hunk.number == 1
+                and _State(state.input).locate(swapped := _swapped(hunk), swapped.pattern, fuzz)
+            ):
+                # patch.c: "Reversed (or previously applied) patch detected!"; with no terminal to say -R
+                # it answers no, then no to "Apply anyway?": "Skipping patch." (every hunk of the file rejected)
+                state.copy_till(len(state.input))
+                skipped = (HunkResult(h.number, False, h.first + state.out_offset, 0, 0) for h in section.hunks)
+                return Outcome(tuple(state.out), tuple(skipped), True, True)
             if where or fuzz >= mymaxfuzz:
                 break
             fuzz += 1
@@ -199,6 +210,19 @@ def apply(section: FilePatch, text: str | None, max_fuzz: int = MAX_FUZZ) -> Out
         results.append(HunkResult(hunk.number, True, at, fuzz, state.in_offset))
     state.copy_till(len(state.input))
     return Outcome(tuple(state.out), tuple(results), hint)
+
+
+def _swapped(hunk: Hunk) -> Hunk:
+    """The hunk as `patch -R` reads it: its old and new sides exchanged (patch.c's pch_swap)."""
+    lines = tuple(Line("+" if ln.kind == "-" else "-" if ln.kind == "+" else ln.kind, ln.text) for ln in hunk.lines)
+    return replace(
+        hunk,
+        old_start=hunk.new_start,
+        old_count=hunk.new_count,
+        new_start=hunk.old_start,
+        new_count=hunk.old_count,
+        lines=lines,
+    )
 
 
 def _applies_reversed(state: _State, hunk: Hunk) -> bool:

@@ -37,7 +37,12 @@ class Insertions(Runs):
         # shifts when a release adds a copy above the insertion; the neighbours it grew by do not)
         pick = min(clear or found, key=lambda c: (c[2] is not None, len(c[1])), default=None)
         if pick is None:
-            raise Inexpressible(f"no statement to anchor the insertion in {scope.qualname} at")
+            if not bbody:  # att59 F3: an empty module (or one of comments only) has nothing to stand next to
+                raise Inexpressible(
+                    f"{scope.qualname} has no statement for the insertion to stand next to (it is empty, or holds "
+                    "only comments): radpatch anchors inserted code on a statement of the installed file"
+                )
+            raise Inexpressible(f"no statement in {scope.qualname} matches once to anchor the insertion at")
         if (
             before is not None
             and len(before[1]) <= len(pick[1])  # never a wider `find` than the insertion's, for a comment

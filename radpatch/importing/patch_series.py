@@ -237,9 +237,16 @@ def _check(label: str, rel: str, section: sections.FilePatch, outcome: hunks.Out
                 "a file's hunks must come in the order of its lines, one change per place (patch refuses them too); "
                 + ("reorder or merge them in the patch file")
             )
-        raise RefusedError(
-            f"{label}: {rel}: {lines} ({len(failed)} out of {total} hunk{'s' if total != 1 else ''} FAILED)", tip
-        )
+        hunks_said = f"{len(failed)} out of {total} hunk{'s' if total != 1 else ''}"
+        if outcome.skipped:  # as patch says it with no terminal to answer its question
+            raise RefusedError(
+                f"{label}: {rel}: Reversed (or previously applied) patch detected! Skipping patch. "
+                f"({hunks_said} ignored, as GNU patch ignores them)",
+                "the installed file already has this change (upstream, or an earlier patch of the series): leave this "
+                "patch out; `radpatch status` says if radpatch applied it, `radpatch restore FILE` puts back the "
+                "installed version's bytes",
+            )
+        raise RefusedError(f"{label}: {rel}: {lines} ({hunks_said} FAILED)", tip)
     if section.new_missing == 2 and outcome.text:
         raise RefusedError(
             f"{label}: {rel}: Not deleting file {rel} as content differs from patch",

@@ -113,11 +113,16 @@ class Differ(LiteralSteps, KeywordSteps, ExpressionSteps, Insertions):
             return
         name = scoped_name(scope.body, b, scope.kind) if isinstance(b, DEFS) else None
         if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and name is not None:
-            if self._undoable(lambda: self.definition(scope, bbody, i, a, name), bbody, i):
+            if not all(whole_lines(self.src, s) for s in b.body):  # att59 F5: `class K: x = 1; y = 2`
+                note = "its body is on its header's line (a one-line suite): no find names a statement there"
+                self.fallbacks.append(f"{scope.child(name)}: {note}; replaced the whole definition")
+            elif self._undoable(lambda: self.definition(scope, bbody, i, a, name), bbody, i):
                 return
-            self.fallbacks.append(
-                f"{scope.child(name)}: no smaller change is unique in the patched code; replaced the whole definition"
-            )
+            else:
+                self.fallbacks.append(
+                    f"{scope.child(name)}: no smaller change is unique in the patched code; replaced the whole "
+                    "definition"
+                )
         elif isinstance(b, DEFS) and not scope.elif_ and not self._definable(scope, b.name) and b in scope.body:
             self.fallbacks.append(
                 f"{scope.child(b.name)}: {scope.qualname} defines {b.name!r} more than once and no scope name picks "

@@ -68,7 +68,8 @@ class Runs:
     def delete(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int) -> None:
         # at a block's end `delete` (with `marker: comment`) leaves its mark as the block's last line,
         # so the block must keep a statement: one it would empty does not compile, and no rewrite says it
-        if i1 > 0 or i2 < len(bbody):
+        # a module's own body may end empty: only its marker comment left, which Python reads as an empty module
+        if i1 > 0 or i2 < len(bbody) or scope.kind == "module" and bbody is scope.body:
             lo, hi = atomic(self.src, bbody, i1, i2)
             if (lo, hi) == (i1, i2):
                 # delete's inverse finds its own marker comment, so only the match itself must be unique
@@ -112,8 +113,9 @@ class Runs:
         while True:
             run = bbody[lo:hi]
             if not new and lo == i1 and hi == i2 or not run:
+                was = lo, hi
                 lo, hi = atomic(self.src, bbody, lo - 1, hi) if lo > 0 else atomic(self.src, bbody, lo, hi + 1)
-                if lo == hi or hi > len(bbody):
+                if lo == hi or hi > len(bbody) or (lo, hi) == was:  # no neighbour left to stand for the run
                     raise Inexpressible(f"a block of {scope.qualname} would become empty")
                 continue
             replacement = [*bbody[lo:i1], *new, *bbody[i2:hi]]

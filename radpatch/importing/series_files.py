@@ -115,6 +115,13 @@ def patched_file(
             f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
             f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
         )
+    odd = [part for part in rel.removesuffix(".py").split("/") if not part.isidentifier()]
+    if odd:  # att59 F6: `toypkg/data-files/tool.py` has no dotted module name an entry could give
+        raise RefusedError(
+            f"{where}: {rel} cannot be imported as a module ({odd[0]!r} is not a Python name), so no registry "
+            "entry can name it; radpatch rewrites importable modules only",
+            f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
+        )
     return rel, resolved.rel
 
 

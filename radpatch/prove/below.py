@@ -86,6 +86,7 @@ def reprove(below: Below, ps: PatchState, f: FileState, before: bytes | None, af
         base = run[0][1]
     stack = [*chain, *(e for e, _ in run), (ps.patch, f.rewrites)]
     replays: bool | None = None  # whether replaying the stack gives `after`: asked when an inverse refuses
+    needs = _required(ps.patch, [p for p, _ in stack])
     for k, (patch, rws) in enumerate(stack[:-1]):
         without = _off(patch, rws, after, f.path)
         if without is None and base is not None:
@@ -93,25 +94,25 @@ def reprove(below: Below, ps: PatchState, f: FileState, before: bytes | None, af
                 replays = ast_equal(_replayed(below, stack, -1, base, f.path) or b"", after)
             without = _replayed(below, stack, k, base, f.path) if replays else None
         if without is None:
-            _not_reproven(below, top, patch.name, f.relpath)
+            _not_reproven(below, top, patch.name, f.relpath, patch.name in needs)
             continue
         known = below.ran(patch, f.path, without)
         if known is not None and known[0] is not None and known[1]:  # planned and proven on these bytes already
             if not ast_equal(known[0], after):
-                _not_reproven(below, top, patch.name, f.relpath)
+                _not_reproven(below, top, patch.name, f.relpath, patch.name in needs)
             continue
         try:
             again = plan.plan(patch, rws, f.module, f.path, without, env, known[0] if known else None)
         except RewriteRefused as exc:
             if "(ambiguous)" in exc.detail:  # the one on top wrote a second copy of what it finds (matching.Ambiguous)
-                _not_reproven(below, top, patch.name, f.relpath)
+                _not_reproven(below, top, patch.name, f.relpath, patch.name in needs)
                 continue
             raise _undoes(top, patch.name, f.relpath, exc) from None
         except RefusedError as exc:
             raise _undoes(top, patch.name, f.relpath, exc) from None
         below.keep(patch, f.path, without, again.after, proven=True)
         if not ast_equal(again.after, after):  # the one on top changed its code: not what it leaves
-            _not_reproven(below, top, patch.name, f.relpath)
+            _not_reproven(below, top, patch.name, f.relpath, patch.name in needs)
     below.planned.setdefault(f.path, []).append(((ps.patch, f.rewrites), before or b""))
 
 
@@ -181,8 +182,23 @@ def _undoes(top: str, lower: str, relpath: str, exc: RefusedError) -> RefusedErr
     )
 
 
-def _not_reproven(below: Below, top: str, lower: str, relpath: str) -> None:
+def _not_reproven(below: Below, top: str, lower: str, relpath: str, declared: bool) -> None:
+    advice = "as its `requires:` says" if declared else f"declare `requires: [{lower}]` on {top}"
     below.say(
         f"{top}: builds on {lower}'s code in {relpath} ({lower} does not come off {top}'s result as written), "
-        f"so {lower} is not proven again there: {top}'s code needs {lower}'s (declare `requires: [{lower}]` on {top})"
+        f"so {lower} is not proven again there: {top}'s code needs {lower}'s ({advice})"
     )
+
+
+def _required(top: Patch, known: list[Patch]) -> set[str]:
+    """The entries `top` requires, directly or through those of `known` it requires (att59 F4: the
+    note asked for a `requires:` the entry already had)."""
+    by_name = {p.name: p for p in known}
+    out: set[str] = set()
+    todo = list(top.requires)
+    while todo:
+        name = todo.pop()
+        if name not in out:
+            out.add(name)
+            todo.extend(by_name[name].requires if name in by_name else ())
+    return out

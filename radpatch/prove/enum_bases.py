@@ -10,32 +10,18 @@ the target's import path (apply) or the wheel's package files (verify), to one o
 EnumMeta/EnumType. Depth-bounded and cycle-safe.
 
 A base that cannot be followed (outside what the reader has, a call, a dynamic module) is unknown:
-refused only when its name or module says `enum`/`Flag`, else it goes in (docs/safety.md). No libcst
-here (status --check's path): _into_class finds InsertDefinitions only once its module is loaded."""
+"may be an enum" when its name or module says `enum`/`Flag`; else unfollowed, which
+prove.enum_members asks the target interpreter (apply) and verify leaves (docs/safety.md). The
+refusal itself is prove.enum_members'."""
 
 from __future__ import annotations
 
 import ast
 import builtins
-import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from radpatch.prove.names.import_lookup import resolved
-from radpatch.prove.refusal import Refusal
 from radpatch.prove.star_exports import Read, star_binds
-from radpatch.registry.model import Rewrite
-
-if TYPE_CHECKING:
-    from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
-
-
-def _into_class(op: object) -> InsertDefinitions | None:
-    """`op` as an insert_definitions into a class, or None (without importing the rewrite ops)."""
-    module = sys.modules.get("radpatch.rewrite.ops.insert_definitions")
-    kind: type[InsertDefinitions] | None = None if module is None else module.InsertDefinitions
-    return op if kind is not None and isinstance(op, kind) and op.in_class else None
-
 
 _ENUM_CLASSES = frozenset(
     {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum", "EnumMeta", "EnumType", "EnumDict"}
@@ -46,10 +32,12 @@ _DEPTH, _BUILTINS = 12, frozenset(dir(builtins))
 @dataclass(frozen=True)
 class Verdict:
     """True: an enum (`how`: the chain of bases that shows it); None: a base radpatch cannot follow
-    whose name or module says it may be one (`how`: which); False: not an enum as far as the files tell."""
+    whose name or module says it may be one (`how`: which); False: not an enum as far as the files tell
+    (`unfollowed`: a base with a neutral name they cannot tell, `how` says which)."""
 
     enum: bool | None
     how: str
+    unfollowed: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,7 +56,7 @@ def class_verdict(read: Read, me: tuple[str, bool] | None, source: bytes, qualna
     if node is None:
         return Verdict(False, "")
     found = _class(read, _ReadModule(me, tree), node, ())
-    return Verdict(found[0], f"class {qualname!r}{found[1]}")
+    return Verdict(found[0], f"class {qualname!r}{found[1]}", found[0] is False and bool(found[1]))
 
 
 def _class_of(body: list[ast.stmt], parts: list[str]) -> ast.ClassDef | None:
@@ -92,6 +80,7 @@ def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
 def _class(read: Read, m: _ReadModule, node: ast.ClassDef, seen: tuple[str, ...]) -> tuple[bool | None, str]:
     exprs = [*node.bases, *(k.value for k in node.keywords if k.arg == "metaclass")]
     maybe: tuple[bool | None, str] | None = None
+    unfollowed = ""  # (False, how): a base with a neutral name radpatch cannot follow
     for e in exprs:
         enum, how = _expr(read, m, e, node.lineno, seen)
         said = f" (base {ast.unparse(e)}{how})"
@@ -99,12 +88,16 @@ def _class(read: Read, m: _ReadModule, node: ast.ClassDef, seen: tuple[str, ...]
             return True, said
         if enum is None and maybe is None:
             maybe = None, said
-    return maybe or (False, "")
+        if enum is False and how and not unfollowed:
+            unfollowed = said
+    return maybe or (False, unfollowed)
 
 
 def _expr(read: Read, m: _ReadModule, e: ast.expr, line: int, seen: tuple[str, ...]) -> tuple[bool | None, str]:
     """Is the base (or metaclass) expression an enum class, or a class derived from one?"""
-    if isinstance(e, ast.Subscript):  # Generic[T], a parametrised base: its class
+    if isinstance(e, ast.Subscript):  # Generic[T], a parametrised base: its class; not a namespace's entry
+        if isinstance(e.value, ast.Call) or isinstance(e.value, ast.Attribute) and e.value.attr == "__dict__":
+            return _unknown(ast.unparse(e))  # `vars(m)[k]`, `m.__dict__[k]`: what the key names
         return _expr(read, m, e.value, line, seen)
     parts: list[str] = []
     while isinstance(e, ast.Attribute):
@@ -116,9 +109,10 @@ def _expr(read: Read, m: _ReadModule, e: ast.expr, line: int, seen: tuple[str, .
 
 
 def _unknown(said: str) -> tuple[bool | None, str]:
-    """A base radpatch cannot follow: None (it may be an enum) when its name says so, else False."""
-    low = said.lower()
-    return (None, f", which radpatch cannot follow: {said}") if "enum" in low or said.endswith("Flag") else (False, "")
+    """A base radpatch cannot follow: None (it may be an enum) when its name says so, else False with
+    `how` said (unfollowed: enum_members asks the target interpreter where there is one)."""
+    how = f", which radpatch cannot follow: {said}"
+    return (None, how) if "enum" in said.lower() or said.endswith("Flag") else (False, how)
 
 
 def _name(
@@ -150,7 +144,7 @@ def _name(
         if len(enums) == len(told):
             return enums[0]
         return None, f"{enums[0][1]}, in one of the bindings of {name!r} that may be in effect"
-    return next((t for t in told if t[0] is None), (False, ""))
+    return next((t for t in told if t[0] is None), next((t for t in told if t[1]), (False, "")))
 
 
 def _binding(
@@ -241,60 +235,3 @@ def _in_module(read: Read, module: str, attrs: list[str], seen: tuple[str, ...])
     if not enum and found.package and (sub := read(f"{module}.{attrs[0]}")) is not None and len(attrs) > 1:
         return _in_module(read, sub.module, attrs[1:], seen)
     return enum, (f", from {module}{how}" if enum is not False else how)
-
-
-ENUM_HINT = (
-    "write it as a method, or set the attribute after the class with a module-level statement (an insert_after "
-    "of the class)"
-)
-
-
-def enum_refusal(
-    rws: tuple[Rewrite, ...], before: bytes, filename: str, me: tuple[str, bool] | None, read: Read
-) -> Refusal | None:
-    """The first insert_definitions into a class that puts a payload constant into an enum (or into
-    a class whose unknown base says it may be one): it would become a member."""
-    for rw in rws:
-        op = _into_class(rw.op)
-        if op is None:
-            continue
-        constants = _constants(op)
-        if not constants:
-            continue
-        v = class_verdict(read, me, before, _qualname(op))
-        if v.enum is False:
-            continue
-        what = "is an enum" if v.enum else "may be an enum"
-        why = (
-            f"rewrite {rw.id!r} ({rw.location}) on {filename}: {v.how} {what}: the payload's {constants[0]!r} "
-            f"would become a member"
-        )
-        return Refusal("placement", why, ENUM_HINT, rw.id)
-    return None
-
-
-def unread(rws: tuple[Rewrite, ...]) -> list[str]:
-    """What verify leaves unchecked without the package's other files (more than it reads): whether
-    a base another module defines makes the class a payload constant goes into an enum."""
-    ops = [op for op in (_into_class(rw.op) for rw in rws) if op is not None and _constants(op)]
-    return [
-        f"placement: whether class {_qualname(op)!r} is an enum through a base another module of the package "
-        f"defines (the package's other files were not read), so the payload's constant would become a member"
-        for op in ops
-    ]
-
-
-def _qualname(op: InsertDefinitions) -> str:
-    return op.anchor if op.side == "into" else op.anchor.rsplit(".", 1)[0]
-
-
-def _constants(op: InsertDefinitions) -> list[str]:
-    from radpatch.rewrite.ops.common.payload_items import payload  # loaded already: the op exists
-
-    items = payload(op.payload_source).items
-    return [n for n in op.names if n in items and _constant(items[n][0])]
-
-
-def _constant(text: str) -> bool:
-    node = ast.parse(text).body[0]
-    return isinstance(node, ast.Assign) or isinstance(node, ast.AnnAssign) and node.value is not None

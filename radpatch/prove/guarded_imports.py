@@ -37,35 +37,19 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import import_overlay, import_reaper, import_runner, import_watch, read_only
+from radpatch.prove import import_runner, import_watch
 from radpatch.prove.import_failures import READ_ONLY_SAID
 from radpatch.prove.placement import Fallback
 
 TIMEOUT = 120.0  # seconds: what an import of a large library may take on a loaded machine
 
 _SCRIPT = (
-    read_only.READ_ONLY
+    import_runner.QUESTION
     + r"""
-import importlib.abc, importlib.machinery, importlib.util, json, os, sys, types
-_out = os.dup(1)
-os.dup2(2, 1)  # what the imports print is not the answer
-request = json.loads(sys.stdin.read())
-sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
-_blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (read_only.READ_ONLY)
-_children(_blocked)  # and to the Python processes the imports start
-sys.path[:0] = request["first"]  # the copy of the module's top-level package
-# site runs only now (-S), the hook in place: the target's code sees its venv's prefix and sysconfig
-# paths (not the base interpreter's), and its .pth files have run, as when the venv imports it
-import site
-site.main()
+import importlib.abc, importlib.machinery, importlib.util, types
 name = request["module"]
 before = set(request["before"])
 read_back = []
-
-
-def answer(a):
-    os.write(_out, json.dumps({**a, "blocked": _refused(_blocked)[:3]}).encode())
-    os._exit(0)
 
 
 def run(namespace, prefix=""):
@@ -167,7 +151,7 @@ def handler_runs(python: PythonEnv, f: Fallback, module: tuple[str, bool] | None
     ).encode()
     key = (str(python.executable), request)
     if key not in _answers:
-        _answers[key] = _ask(python, f, request, partial, _top(python, module[0] if module else ""))
+        _answers[key] = _ask(python, f, request, partial, top_entry(python, module[0] if module else ""))
     return _answers[key]
 
 
@@ -175,17 +159,10 @@ def _ask(
     python: PythonEnv, f: Fallback, request: bytes, partial: str | None, top: tuple[str, str] | None
 ) -> tuple[bool | None, str]:
     try:
-        with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
-            sent = {**json.loads(request), "first": list(moved.values())}
-            out, _, _, _, finished = import_runner.run(
-                python.executable,
-                _SCRIPT,
-                json.dumps(sent).encode(),
-                TIMEOUT,
-                [str(p) for p in python.paths],
-                import_watch.GUARDED_IMPORT,
-            )
-            out = import_overlay.back(out, moved, True)
+        paths = [str(p) for p in python.paths]
+        out, finished = import_runner.asked(
+            python.executable, paths, _SCRIPT, request, top, TIMEOUT, import_watch.GUARDED_IMPORT
+        )
     except EnvironmentProblem as exc:
         return None, exc.message
     timed_out = not finished
@@ -219,7 +196,7 @@ def _ask(
     return True, f"it raises {said}"
 
 
-def _top(python: PythonEnv, dotted: str) -> tuple[str, str] | None:
+def top_entry(python: PythonEnv, dotted: str) -> tuple[str, str] | None:
     """(the import path's directory, the top-level entry) `dotted`'s package is found at, as the path
     finder finds it (a package directory before a module file); None when it is not found."""
     name = dotted.split(".")[0]

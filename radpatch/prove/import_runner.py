@@ -8,6 +8,7 @@ which is killed on the way out."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import selectors
 import signal
@@ -17,8 +18,31 @@ import time
 from collections.abc import Iterator, Sequence
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.prove import import_overlay, import_reaper, import_watch
+from radpatch.prove import import_overlay, import_reaper, import_watch, read_only
 
+# the start of a question's script (asked): the request read, the install read-only, site run, `answer(a)` to reply
+QUESTION = (
+    read_only.READ_ONLY
+    + r"""
+import json, os, sys
+_out = os.dup(1)
+os.dup2(2, 1)  # what the imports print is not the answer
+request = json.loads(sys.stdin.read())
+sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
+_blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (read_only.READ_ONLY)
+_children(_blocked)  # and to the Python processes the imports start
+sys.path[:0] = request["first"]  # the copy of the module's top-level package
+# site runs only now (-S), the hook in place: the target's code sees its venv's prefix and sysconfig
+# paths (not the base interpreter's), and its .pth files have run, as when the venv imports it
+import site
+site.main()
+
+
+def answer(a):
+    os.write(_out, json.dumps({**a, "blocked": _refused(_blocked)[:3]}).encode())
+    os._exit(0)
+"""
+)
 _MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
 _STDERR_TAIL = 4096
 _POLL = 0.05  # seconds between looks at whether the import's process has ended
@@ -64,6 +88,25 @@ def run(
         reaped = import_reaper.read(report.fileno()).said
         answer.seek(0)
         return answer.read(_MAX_ANSWER) if finished else b"", proc.returncode, tail, reaped, finished
+
+
+def asked(
+    executable: str,
+    import_path: Sequence[str],
+    script: str,
+    request: bytes,
+    top: tuple[str, str] | None,
+    timeout: float,
+    check: import_watch.Check,
+) -> tuple[bytes, bool]:
+    """A question for the target interpreter (guarded_imports, enum_members): `script` run with the JSON
+    `request` (plus `first`: the copy of `top`, the module's top-level package, import_overlay), a
+    Ctrl-C meanwhile acted on once it is cleaned up; its answer (paths mapped back to the install) and
+    whether it ended in time. Raises EnvironmentProblem when it cannot be run."""
+    with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
+        sent = {**json.loads(request), "first": list(moved.values())}
+        out, _, _, _, finished = run(executable, script, json.dumps(sent).encode(), timeout, import_path, check)
+        return import_overlay.back(out, moved, True), finished
 
 
 def _wait(proc: subprocess.Popen[bytes], stderr: int, timeout: float) -> tuple[bool, bytes]:

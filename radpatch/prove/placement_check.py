@@ -10,7 +10,7 @@ from collections.abc import Callable
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import enum_bases, guarded_imports, names, placement, star_exports
+from radpatch.prove import enum_members, guarded_imports, names, placement, star_exports
 from radpatch.prove.analysis import analysis_of, forward, on_target, other_python
 from radpatch.prove.names.import_lookup import resolved
 from radpatch.prove.names_check import own_modules
@@ -160,7 +160,9 @@ def placement_refusal(
         return None
     me = names.module_of(module, filename)  # the key the names step analysed both versions under: one parse each
     paths = [str(p) for p in python.paths] if python is not None else list(site)
-    member = enum_bases.enum_refusal(rws, before, filename, me, star_exports.path_reader(paths)[0])
+    member = enum_members.enum_refusal(
+        rws, before, filename, me, star_exports.path_reader(paths)[0], enum_members.asker(python, me)
+    )
     if member is not None:
         return member
     old, new = analysis_of(before, me), analysis_of(after, me)

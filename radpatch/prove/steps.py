@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import enum_bases, star_exports, unchecked
+from radpatch.prove import enum_members, names, star_exports, unchecked
 from radpatch.prove.analysis import backward, forward
 from radpatch.prove.compile_check import _compile, compile_refusal
 from radpatch.prove.names_check import introduced, names_refusal, own_modules, unjudged
@@ -144,7 +144,11 @@ STEPS: tuple[Step, ...] = (
             []
             if creates(c.rewrites)
             else unchecked.fallbacks(c.before, c.after, c.module, c.filename)
-            + ([] if c.site else enum_bases.unread(c.rewrites))
+            + (
+                enum_members.unasked(c.rewrites, c.before, names.module_of(c.module, c.filename), c.site)
+                if c.site
+                else enum_members.unread(c.rewrites)
+            )
         ),
     ),
     Step(

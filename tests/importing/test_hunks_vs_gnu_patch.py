@@ -1,6 +1,7 @@
 """Hunk application and diff reading compared with /usr/bin/patch on generated files and diffs:
 offsets, fuzz, failed hunks (their "Hunk #N FAILED at L." lines), missing newlines at the end,
-GNU diff and git headers. Seeded, so a failure is reproducible."""
+GNU diff and git headers, a patch the file already carries. GNU patch runs as a Dockerfile runs it:
+`patch -p1`, not forced, with no terminal. Seeded, so a failure is reproducible."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from radpatch.importing import header_names, hunks, unified
 from tests.lib.generated import seeds
-from tests.lib.importing import gnu_patch
+from tests.lib.importing import PATCH, gnu_patch
 
 WORDS = ["alpha", "beta", "gamma", "delta", "x = 1", "y = 2", "return x", "pass", ""]
 # characters str.splitlines ends a line at and patch does not (att47 #3): a form feed, "\r" alone, U+2028
@@ -38,16 +39,7 @@ def _generate(rng: random.Random) -> tuple[str, str, str]:
         a = a[:-1]
     if rng.random() < 0.2 and b:
         b = b[:-1]
-    target = a.splitlines(keepends=True)
-    for _ in range(rng.randint(0, 3)):
-        r, i = rng.random(), rng.randint(0, len(target))
-        if r < 0.5:
-            target.insert(i, "extra\n")
-        elif r < 0.8 and target:
-            target.pop(min(i, len(target) - 1))
-        elif target:
-            target[min(i, len(target) - 1)] = "fuzzed\n"
-    return a, b, "".join(target)
+    return a, b, _generate_target(rng, a, 3)
 
 
 def _out_of_order(diff: str, rng: random.Random) -> str:
@@ -94,10 +86,14 @@ def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None
         (d / "w").mkdir()
         (d / "w" / "f.py").write_text(installed)
         (d / "p.diff").write_text(diff)
-        gnu = gnu_patch(d / "w", d / "p.diff", 1)
+        gnu = _plain_patch(d / "w", d / "p.diff", 1)
         said = [ln for ln in gnu.stdout.splitlines() if ln.startswith("Hunk")]
         section = unified.parse("p.diff", diff.encode(), 1).files[0]
         outcome = hunks.apply(section, installed)
+        if "Skipping patch" in gnu.stdout:  # its first hunk applies reversed: previously applied
+            assert outcome.skipped and len(outcome.failed) == len(outcome.results), (diff, installed)
+            continue
+        assert not outcome.skipped, (diff, installed, gnu.stdout)
         assert [r.report() for r in outcome.results if r.report()] == said, (diff, installed)
         if not outcome.failed:
             assert outcome.text == (d / "w" / "f.py").read_bytes().decode(), (diff, installed)
@@ -161,3 +157,72 @@ def test_a_context_diff_gnu_patch_applies_is_refused_without_blaming_it(tmp_path
     assert caught.value.message.startswith("c.diff:1: a context diff"), caught.value.message
     assert "diff -u" in caught.value.message + (caught.value.hint or "")
     assert "GNU patch would reject" not in (caught.value.hint or ""), caught.value.hint
+
+
+def _plain_patch(directory: Path, patch: Path, strip: int = 1) -> subprocess.CompletedProcess[str]:
+    """`patch -p1 -i P` as a Dockerfile runs it: not forced, no terminal to answer its questions (its own
+    session: /dev/tty cannot be opened, so each question takes its default)."""
+    return subprocess.run(
+        [PATCH, f"-p{strip}", "--no-backup-if-mismatch", "-r", "-", "-i", str(patch)],
+        cwd=directory,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        start_new_session=True,
+    )
+
+
+@pytest.mark.parametrize("seed", seeds(4))
+def test_a_change_the_file_already_has_is_skipped_as_gnu_patch_skips_it(tmp_path: Path, seed: int) -> None:
+    """att59 F1: the installed file already carries the patch's change (upstream merged it, or a series
+    carries it twice), shifted or fuzzed: plain `patch -p1` detects a reversed (previously applied) patch
+    on a file's first hunk at each fuzz level before fuzzing further, and skips the file; radpatch must
+    not apply it again with fuzz."""
+    rng = random.Random(seed)
+    skipped = applied = 0
+    for trial in range(120):
+        before, after, _ = _generate(rng)
+        base = after if rng.random() < 0.7 else before  # mostly: already applied
+        installed = _generate_target(rng, base)
+        d = tmp_path / str(trial)
+        for side, text in (("a", before), ("b", after)):
+            (d / side).mkdir(parents=True)
+            (d / side / "f.py").write_text(text)
+        diff = subprocess.run(
+            ["diff", f"-U{rng.choice([1, 2, 3])}", "a/f.py", "b/f.py"], cwd=d, capture_output=True, check=False
+        ).stdout.decode()
+        if not diff:
+            continue
+        (d / "w" / "x").mkdir(parents=True)
+        (d / "w" / "x" / "f.py").write_text(installed)
+        (d / "p.diff").write_text(diff.replace("--- a/f.py", "--- a/x/f.py").replace("+++ b/f.py", "+++ b/x/f.py"))
+        gnu = _plain_patch(d / "w", d / "p.diff")
+        section = unified.parse("p.diff", diff.encode(), 1).files[0]
+        outcome = hunks.apply(section, installed)
+        if "Skipping patch" in gnu.stdout:
+            assert outcome.skipped and len(outcome.failed) == len(outcome.results), (diff, installed, gnu.stdout)
+            skipped += 1
+            continue
+        assert not outcome.skipped, (diff, installed, gnu.stdout)
+        said = [ln for ln in gnu.stdout.splitlines() if ln.startswith("Hunk")]
+        assert [r.report() for r in outcome.results if r.report()] == said, (diff, installed, gnu.stdout)
+        if not outcome.failed:
+            assert outcome.text == (d / "w" / "x" / "f.py").read_bytes().decode(), (diff, installed)
+            applied += 1
+    assert skipped and applied  # both kinds were exercised
+
+
+def _generate_target(rng: random.Random, text: str, most: int = 2) -> str:
+    """`text` with up to `most` lines shifted in, taken out or changed: an installed file near it."""
+    target = text.splitlines(keepends=True)
+    for _ in range(rng.randint(0, most)):
+        r, i = rng.random(), rng.randint(0, len(target))
+        if r < 0.5:
+            target.insert(i, "extra\n")
+        elif r < 0.8 and target:
+            target.pop(min(i, len(target) - 1))
+        elif target:
+            target[min(i, len(target) - 1)] = "fuzzed\n"
+    return "".join(target)

@@ -157,7 +157,8 @@ def test_a_patch_already_applied_says_so(venv: Venv, tmp_path: Path) -> None:
     forward = _diff(tmp_path / "d", REL, original, changed)
     (venv.site / REL).write_text(changed)  # an earlier `patch` step of the image applied it already
     err = _refusal(venv, tmp_path, forward, "-p1")
-    assert "Hunk #1 FAILED" in err and "applied already" in err
+    assert "Reversed (or previously applied) patch detected! Skipping patch." in err, err  # GNU patch's words
+    assert "the installed file already has this change" in err, err
 
 
 def test_what_radpatch_cannot_express_is_refused_by_name(venv: Venv, tmp_path: Path) -> None:

@@ -131,3 +131,26 @@ def test_a_new_module_in_a_declared_encoding_is_created_byte_for_byte(env: Venv,
     reverted = env.radpatch("--registry", str(reg), "revert", "fresh")
     assert reverted.returncode == 0, reverted.stderr
     assert not (env.site / rel).exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b"# -*- coding: latin-1 -*-\n", b"# -*- coding: iso-8859-15 -*-\n"),
+        (b"", b"# coding: cp1252\n"),
+        (b"# coding: cp1252\n", b"\xef\xbb\xbf"),
+    ],
+)
+def test_a_patch_that_changes_the_encoding_is_refused_saying_so(tmp_path: Path, old: bytes, new: bytes) -> None:
+    """att59 F8: the coding line (or a byte order mark) changed with the code: an entry keeps the
+    file's encoding, so import refuses it naming the change, not the entry's code it never wrote."""
+    rel = f"{PKG}/coded.py"
+    body = b"A = 'x'\nB = 1\n"
+    venv = pip_install(
+        tmp_path / "venv", build_wheel(tmp_path / "w", PKG, "1.0", {f"{PKG}/__init__.py": "", rel: old + body})
+    )
+    patch = tmp_path / "c.patch"
+    patch.write_bytes(gnu_diff(tmp_path / "d", rel, old + body, new + body.replace(b"B = 1", b"B = 2")).stdout)
+    run = venv.radpatch("import", str(patch), "-p1", "--out", str(tmp_path / "reg"))
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "the patch changes the file's encoding" in run.stderr.splitlines()[0], run.stderr

@@ -113,7 +113,7 @@ def _forward(src: Source, op: Delete) -> Source:
         mark = cst.EmptyLine(indent=True, comment=cst.Comment(deleted_comment(op)))
         if i < len(body):
             body[i] = body[i].with_changes(leading_lines=[*lines, mark, *_lines(body[i])])
-        elif body and op.marker == "comment":
+        elif op.marker == "comment" and (body or isinstance(holder, cst.Module)):  # a module may end empty
             footer = [*lines, mark, *holder.footer]  # type: ignore[attr-defined]
             return replace_on_path(block, holder.with_changes(body=body, footer=footer))
         else:
@@ -187,6 +187,10 @@ def _unheaded(module: cst.Module, text: str) -> cst.Module:
 
 def _from_footer(scope: Path_, op: Delete, text: str) -> cst.CSTNode:
     """Put back code deleted from a block's end: its deleted comment closes that block (its footer)."""
+    top = scope[-1]
+    if isinstance(top, cst.Module) and not top.body and any(_is(e, text) for e in top.header):
+        # a module the deletion left empty: libcst reads its comment lines back as the header
+        scope = (*scope[:-1], top.with_changes(header=[], footer=[*top.header, *top.footer]))
     holders = [scope] if isinstance(scope[-1], cst.Module) else []
     found = [b for b in [*holders, *blocks(scope)] if any(_is(e, text) for e in b[-1].footer)]  # type: ignore[attr-defined]
     if not found:

@@ -1,0 +1,46 @@
+"""att59 F2/F3: a patch that takes every statement out of a module (an `__init__.py` whose one import
+goes, a comment left or nothing) is imported, applied by the real engine AST-equal to what GNU patch
+makes of it, reads applied and reverts to the installed bytes; before, `radpatch import` looped
+without end. A patch that adds code to a module with no statement (empty, or comments only) is
+refused with a whole sentence saying why (before: "no statement to anchor the insertion in <module>
+at")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.lib.importing import diff_imported_refused, imported_as_gnu_patch_gives
+
+pytestmark = pytest.mark.wheel
+
+EMPTIED = {  # before -> after: every statement of the module taken out
+    "one-import-comment-left": ("from os import sep\n", "# import what you need from os yourself\n"),
+    "two-statements-nothing-left": ("import os\nX = os.sep\n", ""),
+    "docstring-and-code": ('"""Helpers."""\nimport os\n\nX = os.sep\n', "# gone\n"),
+    "under-a-header": ("# header\nimport os\n", "# header\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(EMPTIED))
+def test_a_module_emptied_by_the_patch_is_imported_and_applied_as_gnu_patch_gives(tmp_path: Path, case: str) -> None:
+    before, after = EMPTIED[case]
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)  # AST-equal to GNU, status --check, revert
+    assert entry["rewrites"], entry
+
+
+FILLED = {  # before (no statement) -> after
+    "empty": ("", "from os import sep\n__all__ = ['sep']\n"),
+    "comments-only": ("# nothing here yet\n", "# nothing here yet\nfrom os import sep\nX = sep\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(FILLED))
+def test_code_added_to_a_module_with_no_statement_is_refused_saying_why(tmp_path: Path, case: str) -> None:
+    before, after = FILLED[case]
+    run, reg = diff_imported_refused(tmp_path, before, after)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    first = run.stderr.splitlines()[0]
+    assert "has no statement for the insertion to stand next to (it is empty, or holds only comments)" in first, first
+    assert not any(reg.glob("*.yaml"))  # nothing half-written
