@@ -22,6 +22,7 @@ import builtins
 from collections.abc import Sequence
 
 from radpatch.rewrite.import_callees import Callees
+from radpatch.rewrite.known_callees import reads_only, short_text
 from radpatch.rewrite.module_routes import (
     callee_name,
     comprehension_local,
@@ -32,9 +33,7 @@ from radpatch.rewrite.module_routes import (
     module_names,
     namespace_call,
     own_class,
-    reads_only,
     receiver,
-    short_text,
 )
 from radpatch.rewrite.passed_values import reaches
 

@@ -1,31 +1,30 @@
-"""What of a scope's code runs after the statement that binds a name, and through which names it
-reaches the value bound there: what rewrite.later_changes reads (issue 21, later53, later2).
+"""What of a scope's code runs after the statement that binds a name, and through which names it reaches the value
+bound there: what rewrite.later_changes reads (issue 21, later53, later2).
 
-Runs after the binding: every node of the scope's own code (its blocks and comprehensions, a class
-body, what runs where a def is: decorators, defaults, annotations; not a function's body) that
-starts after the binding ends; and one above it inside a loop that holds both (`for`, or `while`
-with its test), which runs again after the binding on the next pass, unless the binding is a
-statement of that loop's body with no `break` or `continue` before it (then every pass binds a fresh
-value after it). Reaches the value: the name itself, a name given it later (`ALIAS = CFG`, `d :=
-CFG`, ..., rewrite.passed_values), a display bound to a name (`T = (CFG,)`: `T[0]`), and the bodies
-of the functions the scope defines that a later node runs (rewrite.import_callees: a call by a def's
-name or a name bound to a def or lambda, `run = _reset`; a decorator; an inner def of a followed
-function called there), transitively (to depth _DEPTH; each function once per set of names reaching
-the value in it, so recursion ends): there, a parameter the call passes the value to (positionally,
-by keyword, spread by `*X`/`**X`: every parameter; into `*args`/`**kw`: their indexes and
-iteration), the scope's own names the function does not bind itself (not in a class body), an
-enclosing function's names (an inner def), and aliases made inside. Where the text cannot say which
-function runs (att56 F8: a callee that is not such a name, `map(_reset, [CFG])`, `HANDLERS[0](CFG)`,
-a decorator not so named, `@make(...)`'s result; not a loop variable over a display, `for h in (a,
-b): h(CFG)`: a or b), every function the scope lets out as a value before that call runs (issue 21,
-rewrite.let_out_order: before the node of the scope's code running it, up to the end of a loop
-holding it; any time in a function that runs later, an inner def let out, a generator) runs, each
-parameter holding the value where that call or the statement letting it out names the value; a
-function followed for an earlier node and run again by a later one has its such calls followed again
-with what was let out since. An inner def a followed function lets out (returns, passes) runs later,
-seeing that function's names holding the value; its parameters hold it only where a call the text
-cannot tell hands it on (such a def is let out). Refused unread: `Unfollowed`. Also run:
-rewrite.implicit_runs (esc53); where the value goes to code not followed: rewrite.escapes.
+Runs after the binding: every node of the scope's own code (its blocks and comprehensions, a class body, what
+runs where a def is: decorators, defaults, annotations; not a function's body) that starts after the binding
+ends; and one above it inside a loop that holds both (`for`, or `while` with its test), which runs again after
+the binding on the next pass, unless the binding is a statement of that loop's body with no `break` or
+`continue` before it (then every pass binds a fresh value after it). Reaches the value: the name itself, a name
+given it later (`ALIAS = CFG`, `d := CFG`, ..., rewrite.passed_values), a display bound to a name (`T = (CFG,)`:
+`T[0]`), and the bodies of the functions the scope defines that a later node runs (rewrite.import_callees: a
+call by a def's name or a name bound to a def or lambda, `run = _reset`; a decorator; an inner def of a followed
+function called there), transitively (to depth _DEPTH; each function once per set of names reaching the value in
+it, so recursion ends): there, a parameter the call passes the value to (positionally, by keyword, spread by
+`*X`/`**X`: every parameter; into `*args`/`**kw`: their indexes and iteration), the scope's own names the
+function does not bind itself (not in a class body), an enclosing function's names (an inner def), and aliases
+made inside. Where the text cannot say which function runs (att56 F8: a callee that is not such a name,
+`map(_reset, [CFG])`, `HANDLERS[0](CFG)`, a decorator not so named, `@make(...)`'s result, but a wrapper from
+elsewhere, `@contextmanager`, rewrite.known_callees; not a loop variable over a display, `for h in (a, b):
+h(CFG)`: a or b), every function the scope lets out as a value before that call runs (issue 21,
+rewrite.let_out_order: before the node of the scope's code running it, up to the end of a loop holding it; any
+time in a function that runs later, an inner def let out, a generator) runs, each parameter holding the value
+where that call or the statement letting it out names the value; a function followed for an earlier node and run
+again by a later one has its such calls followed again with what was let out since. An inner def a followed
+function lets out (returns, passes) runs later, seeing that function's names holding the value; its parameters
+hold it only where a call the text cannot tell hands it on (such a def is let out). Refused unread:
+`Unfollowed`. Also run: rewrite.implicit_runs (esc53); where the value goes to code not followed:
+rewrite.escapes.
 
 Standard library only (`ast`)."""
 
@@ -39,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from radpatch.rewrite.implicit_runs import Implicit
 from radpatch.rewrite.import_callees import Callees, body_of, own, own_names, parameters
+from radpatch.rewrite.known_callees import wraps_only
 from radpatch.rewrite.let_out_order import Position, horizon, spans_again
 from radpatch.rewrite.passed_values import bind, hands, loose, meets, passed, reaches
 
@@ -50,6 +50,7 @@ _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
 _Site = tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]  # an unknown call: outer, value, given...
 _Key = tuple[int, frozenset[str], bool]  # a function followed: its id, the names holding the value, run late
 _Item = _Key | tuple[_Site, bool]
+_LATER = (ast.Yield, ast.YieldFrom, ast.Await)  # a body holding one runs later than its call
 _DEPTH = 8  # calls followed inside followed bodies; one deeper that may reach the value is refused
 _BUILTINS = frozenset(dir(builtins))
 __all__ = ["Unfollowed", "reaches", "runs_after"]
@@ -130,18 +131,19 @@ class _CallWalk:
         depth: int,
         late: bool,
     ) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
-        """What `node` runs: a call of a function the scope (or `local`, a followed function's own
-        code, whose names are `shadowed`) defines; a decorator; where the callee is not told, every
-        function let out by then (`late`: it runs at any time after the node of the scope's code)."""
+        """What `node` runs: a call of a function the scope (or `local`, a followed function's own code, whose names
+        are `shadowed`) defines; a decorator; where the callee is not told, every function let out by then (`late`:
+        it runs at any time after the node of the scope's code); none where it is a wrapper from elsewhere."""
         decorator = id(node) in self.scope.decorators or (local is not None and id(node) in local.decorators)
         callee = node.func if isinstance(node, ast.Call) else node if decorator else None
         if callee is None:
             return
         fns, unknown = self._resolve(callee, names, local, shadowed)
+        wrapper = decorator and not fns and wraps_only(node)
         for fn, sees in fns:
             given_to = passed(node, fn, names) if isinstance(node, ast.Call) else set()
             yield from self.follow(fn, given_to | self._visible(sees, fn), depth, late)
-        if unknown or (decorator and isinstance(node, ast.Call)):  # `@make(...)`: what make returns is applied
+        if (unknown or (decorator and isinstance(node, ast.Call))) and not wrapper:  # `@make(...)`: its result applied
             value = names | self.outer
             given, passes = hands(node, value), frozenset(self.scope.handed(node))
             # a callee that may be a function let out (not a method, not a builtin): any may get the value
@@ -269,9 +271,7 @@ class _CallWalk:
 
 def _deferred(fn: Function) -> bool:
     """A function whose body runs later than its call: a generator's, a coroutine's."""
-    if isinstance(fn, ast.AsyncFunctionDef):
-        return True
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in own(body_of(fn)))
+    return isinstance(fn, ast.AsyncFunctionDef) or any(isinstance(n, _LATER) for n in own(body_of(fn)))
 
 
 def _start(node: ast.AST) -> tuple[int, int]:

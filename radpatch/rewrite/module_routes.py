@@ -6,7 +6,8 @@ sys.modules[__name__]`, `_g = globals()`), where the namespace is handed out (`g
 (`getattr(sys.modules[__name__], "_r")`, `globals()["_r"]`), and `operator.setitem(V, k, x)`,
 `dict.update(V, ...)`, `type(V).m(V, ...)`, `operator.methodcaller("m", ...)(V)` written as the
 method's call on V; a call of the module's own class (`Cls(CFG)`, `Cls.m(CFG)`); functions from
-elsewhere that only read what they are given.
+elsewhere that only read what they are given
+(rewrite.known_callees).
 
 Standard library only (`ast`)."""
 
@@ -15,12 +16,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping, Sequence, Set
 
+from radpatch.rewrite.known_callees import short_text
+
 _NAMESPACES = frozenset({"globals", "vars", "locals"})
 _OWN = frozenset({"__name__", "__spec__", "__package__"})  # what names this module
 _TYPES = frozenset({"dict", "list", "set", "object", "tuple", "frozenset"})
-# functions from elsewhere that only read what they are given (a copy, a text of it, a log line)
-_READERS = frozenset({"json.dumps", "json.dump", "copy.copy", "copy.deepcopy", "pprint.pformat", "pprint.pprint"})
-_LOGS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
 def module_like(
@@ -228,26 +228,6 @@ def receiver(form: ast.Call) -> ast.AST:
 def callee_name(call: ast.Call) -> str:
     func = call.func
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-
-
-def short_text(node: ast.AST) -> str:
-    said = ast.unparse(node)
-    return said if len(said) <= 40 else said[:37] + "..."
-
-
-def reads_only(callee: ast.AST) -> bool:
-    """A function from elsewhere that only reads what it is given: `_READERS`, a log call."""
-    return short_text(callee) in _READERS or _logs(callee)
-
-
-def _logs(callee: ast.AST) -> bool:
-    """`logger.info(...)`, `logging.warning(...)`: a log call formats what it is given."""
-    if not isinstance(callee, ast.Attribute) or callee.attr not in _LOGS:
-        return False
-    root = callee.value
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    return isinstance(root, ast.Name) and "log" in root.id.lower()
 
 
 def own_class(callee: ast.AST, defined: dict[str, ast.ClassDef]) -> bool:

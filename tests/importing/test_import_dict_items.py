@@ -246,3 +246,17 @@ def test_entries_across_vllm_0_33_tables_apply_like_gnu_patch(tmp_path: Path) ->
         ("_REWARD_MODELS", None),
         ("_SPECULATIVE_DECODING_MODELS", None),
     ]
+
+
+@pytest.mark.real
+def test_an_argument_added_to_vllm_0_33_subprocess_command_applies_like_gnu_patch(tmp_path: Path) -> None:
+    """The list is handed to `subprocess.run` (registry.py:1608), which reads it and keeps nothing of it
+    (rewrite.known_callees): the element added is what the module keeps, so it imports as add_element."""
+    before = _real_registry()
+    line = '_SUBPROCESS_COMMAND = [sys.executable, "-m", "vllm.model_executor.models.registry"]\n'
+    assert before.count(line) == 1 and "subprocess.run(\n            _SUBPROCESS_COMMAND," in before
+    after = before.replace(line, line.replace('registry"]', 'registry", "--probe"]'))
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)
+    items = entry["rewrites"]
+    assert isinstance(items, list) and len(items) == 1
+    assert items[0]["add_element"] == {"scope": "<module>", "name": "_SUBPROCESS_COMMAND", "element": '"--probe"'}

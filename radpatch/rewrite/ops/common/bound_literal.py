@@ -241,7 +241,8 @@ def _refuse(
         raise MatchFailure(
             f"line {at}: {later[0].reason} after line {line(getattr(bound, 'lineno', 0))} binds it: radpatch "
             f"cannot follow what changes it from there; the {op} of {part} may not be what the module keeps",
-            f"{op} proves an edit no later statement undoes; change line {at} with a `replace` rewrite instead",
+            f"{op} proves an edit no later code undoes; to make it unproven, rewrite the binding at line "
+            f"{line(getattr(bound, 'lineno', 0))} with a `replace` rewrite after reading line {at}",
         )
     if later:
         node = later[0]

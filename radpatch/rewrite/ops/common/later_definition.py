@@ -55,5 +55,10 @@ def refuse_later_definition(text: str, qualname: str, op: str, parameter: str | 
             f"line {at} {does} after line {bound.lineno} defines {qualname}: the {op} may not be what the module "
             "keeps"
             + ("" if not isinstance(first, Escaped) else " (radpatch cannot follow what changes it from there)"),
-            f"{op} proves an edit no later statement undoes; change line {at} with a `replace` rewrite instead",
+            f"{op} proves an edit no later statement undoes; "
+            + (
+                f"change line {at} with a `replace` rewrite instead"
+                if not isinstance(first, Escaped)
+                else f"to make it unproven, rewrite line {bound.lineno} with `replace` after reading line {at}"
+            ),
         )
