@@ -260,3 +260,22 @@ def test_an_argument_added_to_vllm_0_33_subprocess_command_applies_like_gnu_patc
     items = entry["rewrites"]
     assert isinstance(items, list) and len(items) == 1
     assert items[0]["add_element"] == {"scope": "<module>", "name": "_SUBPROCESS_COMMAND", "element": '"--probe"'}
+
+
+HANDED = "import other\n\nFLAGS = ['a']\nCFG = {'a': 1}\nother.use(NAME)\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "edit"), [("FLAGS", ("['a']", "['a', 'b']")), ("CFG", ("{'a': 1}", "{'a': 1, 'b': 2}"))]
+)
+def test_a_literal_later_code_may_change_imports_as_a_replace_with_a_note(name: str, edit: tuple[str, str]) -> None:
+    """The value is handed to a function from elsewhere radpatch cannot follow: apply's proof of the
+    narrow step (add_element, set_item) would refuse it, and so the whole import; the literal is replaced
+    instead, which gives GNU patch's code, and the note says why. Handed to a reader, the narrow step stays."""
+    before = HANDED.replace("NAME", name)
+    after = before.replace(f"{name} = {edit[0]}", f"{name} = {edit[1]}")
+    found = rewrites(before, after)
+    assert [s.op for s in found.steps] == ["replace"], found.steps
+    assert len(found.fallbacks) == 1 and f"line 5: {name} is passed to other.use" in found.fallbacks[0]
+    read = rewrites(before.replace("other.use", "print"), after.replace("other.use", "print"))
+    assert [s.op for s in read.steps] == ["add_element" if name == "FLAGS" else "set_item"] and not read.fallbacks

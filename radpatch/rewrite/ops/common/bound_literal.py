@@ -173,9 +173,10 @@ def refuse_later_keyword(
     _refuse(later, sites[0], target.value, f"{keyword}=", "set_keyword", show)
 
 
-def refuse_later_display(text: str, name: str, old: str, new: str, line: int) -> None:
+def refuse_later_display(text: str, name: str, old: str, new: str, line: int, op: str = "set_constant") -> None:
     """set_constant changing a module-level dict, list or set display (`LIMITS = {"a": 1}` to `{"a":
-    2}`): refused when a later statement changes, in place, a key or element the change is about."""
+    2}`): refused when a later statement changes, in place, a key or element the change is about (also
+    the importer's check of the `op` it would choose, importing.literal_steps)."""
     if len(re.findall(rf"\b{re.escape(name)}\b", text)) < 2 and not re.search(r"\b(?:set|del)attr\b", text):
         return  # nothing reads the name again: no parse
     was, now = (ast.parse(expression_text(x), mode="eval").body for x in (old, new))
@@ -189,8 +190,18 @@ def refuse_later_display(text: str, name: str, old: str, new: str, line: int) ->
     binding = [n for n in holding if isinstance(n, ast.Assign) and any(_named(t, name) for t in n.targets)]
     bound = max(binding or holding, key=lambda n: (n.lineno, n.col_offset))
     kind = "dict" if isinstance(now, ast.Dict) else "list" if isinstance(now, ast.List) else "set"
+    replay = op in ("add_element", "remove_element")  # the list's later changes replayed, as set_element's proof does
+
+    def values() -> tuple[list[Any], list[Any]] | None:
+        try:
+            pair = (ast.literal_eval(was), ast.literal_eval(now))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        return pair if all(isinstance(x, list) for x in pair) else None
+
     for part, mode in parts:
-        _refuse(later_changes(body, name, bound, kind, part, mode), bound, name, part, "set_constant", lambda at: at)
+        later = later_changes(body, name, bound, kind, part, mode, values=values if replay else None)
+        _refuse(later, bound, name, part, op, lambda at: at)
 
 
 def refuse_later_module_stores(text: str, name: str, line: int) -> None:
