@@ -243,7 +243,7 @@ class Escapes:
             return None  # judged as an attribute store (later_attributes)
         if short_text(callee) in ("functools.partial", "partial"):
             return None  # the function it gets runs as one let out (rewrite.later_runs)
-        if reads_only(callee):
+        if reads_only(callee, self.scope.imported, self.kind):
             return None
         if short_text(callee) in ("contextlib.nullcontext", "nullcontext") and isinstance(
             self.parents.get(id(call)), ast.withitem

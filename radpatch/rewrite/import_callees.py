@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from radpatch.rewrite.evaluates_to import yields, yields_all
+from radpatch.rewrite.known_callees import imported
 from radpatch.rewrite.let_out_order import Enclosing, Position
 from radpatch.rewrite.loop_displays import displayed
 
@@ -44,6 +45,7 @@ class Callees:
         self.aliases: dict[str, set[str]] = {}
         self.other: set[str] = set()  # names also bound to something else than a function or a name
         self.decorators: set[int] = set()
+        self.imported = imported(body)  # what its imports make of a name (rewrite.known_callees)
         named: set[int] = set()  # lambdas bound to a name, and targets so bound
         skip: set[int] = set()  # Names that are a call's callee, a decorator, a plain alias's value
         ran = list(own(body))

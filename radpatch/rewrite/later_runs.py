@@ -139,7 +139,7 @@ class _CallWalk:
         if callee is None:
             return
         fns, unknown = self._resolve(callee, names, local, shadowed)
-        wrapper = decorator and not fns and wraps_only(node)
+        wrapper = decorator and not fns and wraps_only(node, self.scope.imported)
         for fn, sees in fns:
             given_to = passed(node, fn, names) if isinstance(node, ast.Call) else set()
             yield from self.follow(fn, given_to | self._visible(sees, fn), depth, late)

@@ -249,17 +249,18 @@ def test_entries_across_vllm_0_33_tables_apply_like_gnu_patch(tmp_path: Path) ->
 
 
 @pytest.mark.real
-def test_an_argument_added_to_vllm_0_33_subprocess_command_applies_like_gnu_patch(tmp_path: Path) -> None:
-    """The list is handed to `subprocess.run` (registry.py:1608), which reads it and keeps nothing of it
-    (rewrite.known_callees): the element added is what the module keeps, so it imports as add_element."""
+def test_an_argument_added_to_vllm_0_33_subprocess_command_imports_as_a_replace_like_gnu_patch(tmp_path: Path) -> None:
+    """The list is handed to `subprocess.run` (registry.py:1608), whose result keeps it (`.args`): apply's
+    proof of an add_element refuses it, so the import replaces the literal instead, saying why, and apply
+    gives GNU patch's code (before the import fallback, the whole import was refused)."""
     before = _real_registry()
     line = '_SUBPROCESS_COMMAND = [sys.executable, "-m", "vllm.model_executor.models.registry"]\n'
     assert before.count(line) == 1 and "subprocess.run(\n            _SUBPROCESS_COMMAND," in before
     after = before.replace(line, line.replace('registry"]', 'registry", "--probe"]'))
     entry = imported_as_gnu_patch_gives(tmp_path, before, after)
     items = entry["rewrites"]
-    assert isinstance(items, list) and len(items) == 1
-    assert items[0]["add_element"] == {"scope": "<module>", "name": "_SUBPROCESS_COMMAND", "element": '"--probe"'}
+    assert isinstance(items, list) and len(items) == 1 and "replace" in items[0], items
+    assert "_SUBPROCESS_COMMAND is passed to subprocess.run" in str(entry), entry
 
 
 HANDED = "import other\n\nFLAGS = ['a']\nCFG = {'a': 1}\nother.use(NAME)\n"
