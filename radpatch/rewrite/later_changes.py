@@ -82,6 +82,8 @@ def later_changes(
     for node, names, shown in runs_after(body, name, bound, free):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
+            if isinstance(node.target, ast.Name) and node.target.id in names:  # att61 F1: `A |= {...}`, A = CFG
+                out.append(shown)  # in place, on the value itself (the name's own `CFG |= ...` binds it again)
         if isinstance(node, Unfollowed):
             out.append(shown)
             continue
