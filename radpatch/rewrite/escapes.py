@@ -176,8 +176,9 @@ class Escapes:
             return None  # `{**CFG}`: its items copied (esc55)
         if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and parent.value is at:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-            if all(isinstance(t, ast.Name) for t in targets):
-                return None
+            classy = isinstance(self.parents.get(id(parent)), ast.ClassDef)  # a class attribute (att61 F2)
+            if all(isinstance(t, ast.Name) for t in targets) and not classy:
+                return None  # an alias
             return Escaped(parent, f"{shown} is stored")
         if isinstance(parent, ast.Match) and parent.subject is at:
             return None  # its captures are aliases (rewrite.passed_values)
