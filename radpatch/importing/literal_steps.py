@@ -16,7 +16,9 @@ from radpatch.importing.runs import Runs
 from radpatch.importing.scope_walk import scope_body
 from radpatch.importing.shapes import DiffScope, is_constant, mark_after
 from radpatch.importing.statements import Sources, segment
+from radpatch.rewrite.matching import MatchFailure
 from radpatch.rewrite.name_bindings import binding_sites
+from radpatch.rewrite.ops.common.bound_literal import refuse_later_display
 
 Kind = Literal["items", "elements"]  # a dict literal's entries (set_item), a display's elements (add/remove_element)
 
@@ -41,9 +43,32 @@ class LiteralSteps(Runs):
         old, new = segment(self.src, b.value), segment(self.src, a.value)
         if old is None or new is None or "\n" in old or "\n" in new:
             return False
+        if self._unproven("<module>", b, a, name, "set_constant", name, "its line"):
+            return False
         self.steps.append(ImportStep("set_constant", (("name", name), ("from", old), ("value", new))))
         bbody[i] = mark_after(a)
         return True
+
+    def _unproven(self, qualname: str, b: ast.stmt, a: ast.stmt, name: str, op: str, what: str, wider: str) -> bool:
+        """Whether apply's proof would refuse the narrow `op` on a module-level display: later code of the
+        module may change the value so that the edit is not what the module keeps, or the value leaves what
+        radpatch follows (rewrite.later_changes). Then the note says so, and a wider `replace` is taken."""
+        old, new = segment(self.src, getattr(b, "value", b)), segment(self.src, getattr(a, "value", a))
+        if qualname != "<module>" or old is None or new is None:
+            return False
+        try:
+            refuse_later_display("\n".join(self.src.before) + "\n", name, old, new, b.lineno, op)
+        except MatchFailure as exc:
+            note = f"apply's proof refuses the narrow step ({exc.message}); replaced {wider}"
+            said = (
+                self.fallbacks[-1:]
+                and self.fallbacks[-1].startswith(f"{qualname}: {name}")
+                and "narrow step" in self.fallbacks[-1]
+            )
+            if not said:  # the constant's step after the literal's: one note
+                self.fallbacks.append(f"{qualname}: {what}: {note} (a `replace` proves only the code it replaces)")
+            return True
+        return False
 
     def literal(self, kind: Kind, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         """A step per change when all that changed in `NAME = {...}` is its parts, and the scope binds
@@ -66,6 +91,10 @@ class LiteralSteps(Runs):
         if found is None or _bindings(scope, found[0]) != 1:
             return False
         name, changes = found
+        removes = all(isinstance(c, ElementChange) and c.remove for c in changes)
+        op = "set_item" if kind == "items" else "remove_element" if removes else "add_element"
+        if self._unproven(scope.qualname, b, a, name, op, f"{name}'s {literal}", f"the whole {whole}"):
+            return False
         return self._said(kind, scope, bbody, i, a, changes, [("name", name)], name)
 
     def call_literal(self, kind: Kind, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:

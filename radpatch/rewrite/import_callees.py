@@ -19,6 +19,8 @@ import ast
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from radpatch.rewrite.evaluates_to import yields, yields_all
+from radpatch.rewrite.known_callees import imported
 from radpatch.rewrite.let_out_order import Enclosing, Position
 from radpatch.rewrite.loop_displays import displayed
 
@@ -43,6 +45,7 @@ class Callees:
         self.aliases: dict[str, set[str]] = {}
         self.other: set[str] = set()  # names also bound to something else than a function or a name
         self.decorators: set[int] = set()
+        self.imported = imported(body)  # what its imports make of a name (rewrite.known_callees)
         named: set[int] = set()  # lambdas bound to a name, and targets so bound
         skip: set[int] = set()  # Names that are a call's callee, a decorator, a plain alias's value
         ran = list(own(body))
@@ -76,7 +79,7 @@ class Callees:
             header = _header(stmt)
             at = (getattr(stmt, "lineno", 0), getattr(stmt, "col_offset", 0))
             inside = unsaid is not None and unsaid[0] <= at < unsaid[1]  # the value's own binding: holds, not hands
-            said = frozenset() if inside else frozenset(n.id for n in header if isinstance(n, ast.Name))
+            said = frozenset() if inside else _said(stmt)
             skip.update(id(n.func) for n in header if isinstance(n, ast.Call))
             skip.update(id(d) for d in getattr(stmt, "decorator_list", []))
             out: list[tuple[Function, ast.AST]] = []
@@ -168,6 +171,13 @@ def _picked(value: ast.expr) -> list[ast.Name] | None:
             return None
         out += got
     return out
+
+
+def _said(stmt: ast.AST) -> frozenset[str]:
+    """What a statement may hand on: the names its expressions may evaluate to (rewrite.evaluates_to)."""
+    if not isinstance(stmt, ast.stmt):
+        return yields(stmt)
+    return yields_all(c for c in ast.iter_child_nodes(stmt) if not isinstance(c, ast.stmt))
 
 
 def _header(stmt: ast.AST) -> list[ast.AST]:

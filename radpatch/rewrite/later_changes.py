@@ -23,6 +23,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from radpatch.rewrite.escapes import Escapes
 from radpatch.rewrite.later_runs import Unfollowed, reaches, runs_after
 from radpatch.rewrite.list_replay import dynamic, edit_survives
 from radpatch.rewrite.name_bindings import binding_sites
@@ -64,6 +65,7 @@ def later_changes(
     mode: str,
     free: bool = True,
     values: Callable[[], tuple[list[Any], list[Any]] | None] | None = None,
+    escapes: bool = True,
 ) -> list[ast.AST]:
     """The nodes (a subscript, a method call) after `bound` in the scope's `body` that change the
     `kind` literal (dict, list, set, tuple) `name` holds so that the edit of `part` (a key or an
@@ -71,22 +73,35 @@ def later_changes(
     value), add, remove, or order (a list display whose elements only move; `part` is the new display).
     What runs after `bound`, and through which names: rewrite.later_runs (`free`: as there). A list's
     positions: with `values` (the list before and after the edit, as values, when literals), changes
-    a replay of the later statements proves harmless are kept (rewrite.list_replay)."""
+    a replay of the later statements proves harmless are kept (rewrite.list_replay). `escapes`: where
+    the value escapes the walk (rewrite.escapes; a module's or class's value, not a function's local), that place."""
     edited = ast.parse(part.strip(), mode="eval").body
     aug: set[int] = set()
     out: list[ast.AST] = []
+    uses = Escapes(body, name, kind)
     for node, names, shown in runs_after(body, name, bound, free):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
+            if isinstance(node.target, ast.Name) and node.target.id in names:  # att61 F1: `A |= {...}`, A = CFG
+                out.append(shown)  # in place, on the value itself (the name's own `CFG |= ...` binds it again)
         if isinstance(node, Unfollowed):
             out.append(shown)
             continue
+        escaped = uses.judge(node, names) if escapes else None
+        if escaped is not None:
+            return [*out, escaped]  # esc53: radpatch cannot follow what changes it from there
+        node = uses.method_form(node) or node  # `operator.setitem(CFG, k, 1)`: `CFG.__setitem__(k, 1)`
         own = body if shown is node else []  # a followed function's names are its own
-        if isinstance(node, ast.Subscript) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
+        named = _named(node.value, names) if isinstance(node, (ast.Subscript, ast.Attribute)) else False
+        if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            named = named or uses.through_module(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            named = _named(node.func.value, names) or uses.through_module(node.func.value)
+        if isinstance(node, ast.Subscript) and named and not isinstance(node.ctx, ast.Load):
             keys = _constants(node.slice, own) or [node.slice]  # `k` bound only to constants: each of them
             if not all(_subscript_keeps(k, kind, edited, mode, id(node) in aug) for k in keys):
                 out.append(shown)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and named:
             call = ast.Call(node.func, [_constant(a, own) for a in node.args], node.keywords)
             if not _call_keeps(call, node.func.attr, kind, edited, mode):
                 out.append(shown)
@@ -97,18 +112,25 @@ def later_changes(
     return out
 
 
-def later_attributes(body: list[ast.stmt], name: str, bound: ast.AST, attr: str, free: bool = True) -> list[ast.AST]:
+def later_attributes(
+    body: list[ast.stmt], name: str, bound: ast.AST, attr: str, free: bool = True, kind: str | None = "object"
+) -> list[ast.AST]:
     """The nodes after `bound` that store or delete the attribute `attr` of the object `name` holds
     (`T.daemon = False`, `del T.daemon`, `setattr(T, "daemon", ...)`, an attribute the text cannot
-    tell); an augmented one (`T.size += 1`) is computed from the value before, and kept."""
+    tell); an augmented one (`T.size += 1`) is computed from the value before, and kept. Where the
+    object (`kind`: an object, a function; None: not asked) escapes the walk (rewrite.escapes), that place."""
     aug: set[int] = set()
     out: list[ast.AST] = []
+    uses = Escapes(body, name, kind or "object")
     for node, names, shown in runs_after(body, name, bound, free):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
-        if isinstance(node, Unfollowed):
-            out.append(shown)
-        elif isinstance(node, ast.Attribute) and _named(node.value, names) and not isinstance(node.ctx, ast.Load):
+        escaped = uses.judge(node, names) if kind is not None else None
+        if isinstance(node, Unfollowed) or escaped is not None:
+            out.append(escaped or shown)
+            continue
+        node = uses.method_form(node) or node  # `object.__setattr__(B, k, 1)`: `setattr(B, k, 1)`
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) and _named(node.value, names, uses):
             if node.attr == attr and id(node) not in aug:
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
@@ -182,8 +204,8 @@ def _key_not(call: ast.Call, name: str, body: list[ast.stmt], seen: frozenset[st
     return values is not None and all(isinstance(v, ast.Constant) and v.value != name for v in values)
 
 
-def _named(node: ast.AST, names: frozenset[str]) -> bool:
-    return reaches(node, names)
+def _named(node: ast.AST, names: frozenset[str], uses: Escapes | None = None) -> bool:
+    return reaches(node, names) or (uses is not None and uses.through_module(node))
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool | None:

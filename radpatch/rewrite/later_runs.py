@@ -1,34 +1,32 @@
-"""What of a scope's code runs after the statement that binds a name, and through which names it
-reaches the value bound there: what rewrite.later_changes reads (issue 21, later53, later2).
+"""What of a scope's code runs after the statement that binds a name, and through which names it reaches the value
+bound there: what rewrite.later_changes reads (issue 21, later53, later2).
 
-Runs after the binding: every node of the scope's own code (its blocks and comprehensions, a class
-body, what runs where a def is: decorators, defaults, annotations; not a function's body) that
-starts after the binding ends; and one above it inside a loop that holds both (`for`, or `while`
-with its test), which runs again after the binding on the next pass, unless the binding is a
-statement of that loop's body with no `break` or `continue` before it (then every pass binds a
-fresh value after it). Reaches the value: the name itself, a name given it later (`ALIAS = CFG`,
-at any depth of aliases), a name given a display holding it (`T = (CFG,)`: `T[0]`, `f(*T)`), and
-the bodies of the functions the scope defines that a later node runs (rewrite.import_callees: a
-call by a def's name or a name bound to a def or lambda, `run = _reset`; a decorator; an inner def
-of a followed function called there), transitively (to depth _DEPTH; each function once per set of
-names reaching the value in it, so recursion ends): there, a parameter the call passes the value
-to (positionally, by keyword, spread by `*X`/`**X`: every parameter; into `*args`/`**kw`: their
-indexes and iteration), the scope's own names the function does not bind itself (not in a class
-body, whose names its functions do not see), an enclosing function's names (an inner def), and
-aliases made inside. Where the text cannot say which function runs (att56 F8: a callee that is not
-such a name, `map(_reset, [CFG])`, `HANDLERS[0](CFG)`, a decorator not so named, `@make(...)`'s
-result; not a loop variable over a display, `for h in (a, b): h(CFG)`: a or b), every function the
-scope lets out as a value before that call runs (issue 21, rewrite.let_out_order: before the node of
-the scope's code running it, up to the end of a loop holding it; any time in a function that runs
-later, an inner def let out, a generator) runs, each parameter holding the value where that call or
-the statement letting it out names the value; a function followed for an earlier node and run again
-by a later one has its such calls followed again with what was let out since. An inner def a
-followed function lets out (returns, passes) runs later, seeing that function's names holding the
-value; its parameters hold it only where a call the text cannot tell hands it on (the rule above:
-such a def is among the functions the scope lets out). Refused unread (Unfollowed): a call
-deeper than _DEPTH, a `*args`/`**kw` holding the value used other than by index, iteration, `len`
-or spread. A function from elsewhere, a method by attribute, the value put in another object (but
-a display bound to a name) are not followed. Standard library only (`ast`)."""
+Runs after the binding: every node of the scope's own code (its blocks and comprehensions, a class body, what
+runs where a def is: decorators, defaults, annotations; not a function's body) that starts after the binding
+ends; and one above it inside a loop that holds both (`for`, or `while` with its test), which runs again after
+the binding on the next pass, unless the binding is a statement of that loop's body with no `break` or
+`continue` before it (then every pass binds a fresh value after it). Reaches the value: the name itself, a name
+given it later (`ALIAS = CFG`, `d := CFG`, ..., rewrite.passed_values), a display bound to a name (`T = (CFG,)`:
+`T[0]`), and the bodies of the functions the scope defines that a later node runs (rewrite.import_callees: a
+call by a def's name or a name bound to a def or lambda, `run = _reset`; a decorator; an inner def of a followed
+function called there), transitively (to depth _DEPTH; each function once per set of names reaching the value in
+it, so recursion ends): there, a parameter the call passes the value to (positionally, by keyword, spread by
+`*X`/`**X`: every parameter; into `*args`/`**kw`: their indexes and iteration), the scope's own names the
+function does not bind itself (not in a class body), an enclosing function's names (an inner def), and aliases
+made inside. Where the text cannot say which function runs (att56 F8: a callee that is not such a name,
+`map(_reset, [CFG])`, `HANDLERS[0](CFG)`, a decorator not so named, `@make(...)`'s result, but a wrapper from
+elsewhere, `@contextmanager`, rewrite.known_callees; not a loop variable over a display, `for h in (a, b):
+h(CFG)`: a or b), every function the scope lets out as a value before that call runs (issue 21,
+rewrite.let_out_order: before the node of the scope's code running it, up to the end of a loop holding it; any
+time in a function that runs later, an inner def let out, a generator) runs, each parameter holding the value
+where that call or the statement letting it out names the value; a function followed for an earlier node and run
+again by a later one has its such calls followed again with what was let out since. An inner def a followed
+function lets out (returns, passes) runs later, seeing that function's names holding the value; its parameters
+hold it only where a call the text cannot tell hands it on (such a def is let out). Refused unread:
+`Unfollowed`. Also run: rewrite.implicit_runs (esc53); where the value goes to code not followed:
+rewrite.escapes.
+
+Standard library only (`ast`)."""
 
 from __future__ import annotations
 
@@ -38,9 +36,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from radpatch.rewrite.implicit_runs import Implicit
 from radpatch.rewrite.import_callees import Callees, body_of, own, own_names, parameters
+from radpatch.rewrite.known_callees import wraps_only
 from radpatch.rewrite.let_out_order import Position, horizon, spans_again
-from radpatch.rewrite.passed_values import bind, hands, loose, passed, reaches
+from radpatch.rewrite.passed_values import bind, hands, loose, meets, passed, reaches
 
 if TYPE_CHECKING:
     from radpatch.rewrite.import_callees import Function
@@ -50,16 +50,15 @@ _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
 _Site = tuple[frozenset[str], frozenset[str], bool, bool, frozenset[int]]  # an unknown call: outer, value, given...
 _Key = tuple[int, frozenset[str], bool]  # a function followed: its id, the names holding the value, run late
 _Item = _Key | tuple[_Site, bool]
+_LATER = (ast.Yield, ast.YieldFrom, ast.Await)  # a body holding one runs later than its call
 _DEPTH = 8  # calls followed inside followed bodies; one deeper that may reach the value is refused
 _BUILTINS = frozenset(dir(builtins))
 __all__ = ["Unfollowed", "reaches", "runs_after"]
 
 
 class Unfollowed(ast.expr):
-    """A place where the value may go on where radpatch does not read: a call deeper than _DEPTH,
-    or a `*args`/`**kwargs` parameter holding it that the body uses other than by index, iteration,
-    `len` or passing it on spread. later_changes takes it as a change (a refusal) and names the
-    call the module makes."""
+    """Where the value may go on unread: a call deeper than _DEPTH, a `*args`/`**kwargs` holding it
+    used other than by index, iteration, `len` or spread on. later_changes refuses there."""
 
 
 def runs_after(
@@ -76,6 +75,7 @@ def runs_after(
     memo = _Memo()
     ran = list(own(body))
     spans = spans_again(ran)
+    implicit = Implicit(body, start) if free else None  # esc53: what Python runs without a call naming it
     for node in ran:
         at = _start(node)
         if not at[0] or (at < end and not any(lo <= at < hi for lo, hi in again)) or start <= at < end:
@@ -83,8 +83,9 @@ def runs_after(
         bind(node, holders)
         names = frozenset(holders)
         yield node, names, node
-        follow = _CallWalk(scope, names if free else frozenset(), (node, spans), memo, free)
-        yield from follow.runs(node, names, None, frozenset(), 0, False)
+        walk = _CallWalk(scope, names if free else frozenset(), (node, spans), memo, free)
+        runs = walk.runs(node, names, None, frozenset(), 0, False)
+        yield from runs if implicit is None else implicit.around(runs, node, walk.late, names)
 
 
 @dataclass
@@ -99,16 +100,13 @@ class _Memo:
     done: dict[_Site, int] = field(default_factory=dict)
     replayed: dict[_Key, int] = field(default_factory=dict)
     locals_of: dict[int, frozenset[str]] = field(default_factory=dict)
+    replaying: set[tuple[_Site, bool]] = field(default_factory=set)
 
 
 class _CallWalk:
-    """The bodies of the scope's functions a node runs (rewrite.import_callees), with what runs in
-    them, transitively: each function once per set of names reaching the value in it (recursion
-    ends), to _DEPTH calls; a function the text cannot tell runs (let out as a value, where a callee
-    is unknown) from depth 0 (it may run from anywhere), its parameters holding the value where the
-    call or the statement letting it out names the value; of those, only the ones let out before the
-    call may run (rewrite.let_out_order): before the node of the scope's code that runs it, or at any
-    time in a function run later than that node (an inner def let out, a generator, a coroutine)."""
+    """The bodies of the scope's functions a node runs, transitively (as the module says): each
+    function once per set of names reaching the value in it, to _DEPTH calls; one run where a callee
+    is unknown from depth 0, if let out before the call may run (rewrite.let_out_order)."""
 
     def __init__(
         self,
@@ -122,7 +120,6 @@ class _CallWalk:
         self.by_then: list[tuple[Function, frozenset[str]]] | None = None  # let out by the time shown runs
         self.memo, self.locals_of = memo, memo.locals_of
         self.open: list[dict[_Item, None]] = []  # what the follow or unknown call under way reaches
-        self.again: set[_Item] = set()  # what is being run again (_again): a cycle of them ends
         self.nested = nested  # a call in a followed body names the scope's functions (not a class's)
 
     def runs(
@@ -134,19 +131,20 @@ class _CallWalk:
         depth: int,
         late: bool,
     ) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
-        """What `node` runs: a call of a function the scope (or `local`, a followed function's own
-        code, whose names are `shadowed`) defines; a decorator; where the callee is not told, every
-        function let out by then (`late`: it runs at any time after the node of the scope's code)."""
+        """What `node` runs: a call of a function the scope (or `local`, a followed function's own code, whose names
+        are `shadowed`) defines; a decorator; where the callee is not told, every function let out by then (`late`:
+        it runs at any time after the node of the scope's code); none where it is a wrapper from elsewhere."""
         decorator = id(node) in self.scope.decorators or (local is not None and id(node) in local.decorators)
         callee = node.func if isinstance(node, ast.Call) else node if decorator else None
         if callee is None:
             return
         fns, unknown = self._resolve(callee, names, local, shadowed)
+        wrapper = decorator and not fns and wraps_only(node, self.scope.imported)
         for fn, sees in fns:
             given_to = passed(node, fn, names) if isinstance(node, ast.Call) else set()
             yield from self.follow(fn, given_to | self._visible(sees, fn), depth, late)
-        if unknown or (decorator and isinstance(node, ast.Call)):  # `@make(...)`: what make returns is applied
-            value = frozenset(n.removesuffix("[]") for n in names | self.outer)
+        if (unknown or (decorator and isinstance(node, ast.Call))) and not wrapper:  # `@make(...)`: its result applied
+            value = names | self.outer
             given, passes = hands(node, value), frozenset(self.scope.handed(node))
             # a callee that may be a function let out (not a method, not a builtin): any may get the value
             opaque = not isinstance(callee, ast.Attribute) and not (
@@ -167,20 +165,17 @@ class _CallWalk:
         before = list(reached)
         self.open.append(reached)
         for fn, mentions in let_out[first:]:
-            gives = (given or mentions & value) and (opaque or id(fn) in passes)
+            gives = (given or meets(mentions, value)) and (opaque or id(fn) in passes)
             held = parameters(fn) if gives else set()
             yield from self.follow(fn, held | self._visible(outer, fn), 0, late)
         self.open.pop()
-        for item in before:  # reached from here for an earlier node: their unknown calls may now run more
-            yield from self._again(item)
-
-    def _again(self, item: _Item) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
-        """What an earlier node reached, run again: a function followed (its key), or an unknown call
-        (its site, reached while a function ran again: vLLM 0.33.0's jit_warmup.py), once at a time."""
-        if item not in self.again:
-            self.again.add(item)
-            yield from self._replay(item) if len(item) == 3 else self._unknown(*item)
-            self.again.discard(item)
+        for key in before:  # followed from here for an earlier node: their unknown calls may now run more
+            if len(key) == 3:
+                yield from self._replay(key)
+            elif key not in self.memo.replaying:  # an unknown call a replay reached from here: once at a time
+                self.memo.replaying.add(key)
+                yield from self._unknown(*key)
+                self.memo.replaying.discard(key)
 
     def _replay(self, key: _Key) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
         """A function followed for an earlier node of the scope's code, run again by this one: its
@@ -190,7 +185,10 @@ class _CallWalk:
             return  # nothing let out since
         self.memo.replayed[key] = let_out
         for item in list(self.memo.seen[key]):
-            yield from self._again(item)
+            if len(item) == 3:
+                yield from self._replay(item)
+            else:
+                yield from self._unknown(*item)
 
     def _let_out(self, late: bool) -> list[tuple[Function, frozenset[str]]]:
         """The functions the scope lets out that a call may run, in the order they are let out:
@@ -217,6 +215,10 @@ class _CallWalk:
             return [], True
         fns, unknown = self.scope.resolve(callee.id)
         return [(f, self.outer) for f in fns], unknown
+
+    def late(self, fn: Function, given: set[str]) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
+        """`fn` run at any time after the node, seeing the scope's names, `given` holding the value too."""
+        return self.follow(fn, self._visible(self.outer, fn) | given, 0, True)
 
     def follow(
         self, fn: Function, inner: set[str], depth: int, late: bool
@@ -269,9 +271,7 @@ class _CallWalk:
 
 def _deferred(fn: Function) -> bool:
     """A function whose body runs later than its call: a generator's, a coroutine's."""
-    if isinstance(fn, ast.AsyncFunctionDef):
-        return True
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in own(body_of(fn)))
+    return isinstance(fn, ast.AsyncFunctionDef) or any(isinstance(n, _LATER) for n in own(body_of(fn)))
 
 
 def _start(node: ast.AST) -> tuple[int, int]:

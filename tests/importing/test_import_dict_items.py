@@ -246,3 +246,37 @@ def test_entries_across_vllm_0_33_tables_apply_like_gnu_patch(tmp_path: Path) ->
         ("_REWARD_MODELS", None),
         ("_SPECULATIVE_DECODING_MODELS", None),
     ]
+
+
+@pytest.mark.real
+def test_an_argument_added_to_vllm_0_33_subprocess_command_imports_as_a_replace_like_gnu_patch(tmp_path: Path) -> None:
+    """The list is handed to `subprocess.run` (registry.py:1608), whose result keeps it (`.args`): apply's
+    proof of an add_element refuses it, so the import replaces the literal instead, saying why, and apply
+    gives GNU patch's code (before the import fallback, the whole import was refused)."""
+    before = _real_registry()
+    line = '_SUBPROCESS_COMMAND = [sys.executable, "-m", "vllm.model_executor.models.registry"]\n'
+    assert before.count(line) == 1 and "subprocess.run(\n            _SUBPROCESS_COMMAND," in before
+    after = before.replace(line, line.replace('registry"]', 'registry", "--probe"]'))
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)
+    items = entry["rewrites"]
+    assert isinstance(items, list) and len(items) == 1 and "replace" in items[0], items
+    assert "_SUBPROCESS_COMMAND is passed to subprocess.run" in str(entry), entry
+
+
+HANDED = "import other\n\nFLAGS = ['a']\nCFG = {'a': 1}\nother.use(NAME)\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "edit"), [("FLAGS", ("['a']", "['a', 'b']")), ("CFG", ("{'a': 1}", "{'a': 1, 'b': 2}"))]
+)
+def test_a_literal_later_code_may_change_imports_as_a_replace_with_a_note(name: str, edit: tuple[str, str]) -> None:
+    """The value is handed to a function from elsewhere radpatch cannot follow: apply's proof of the
+    narrow step (add_element, set_item) would refuse it, and so the whole import; the literal is replaced
+    instead, which gives GNU patch's code, and the note says why. Handed to a reader, the narrow step stays."""
+    before = HANDED.replace("NAME", name)
+    after = before.replace(f"{name} = {edit[0]}", f"{name} = {edit[1]}")
+    found = rewrites(before, after)
+    assert [s.op for s in found.steps] == ["replace"], found.steps
+    assert len(found.fallbacks) == 1 and f"line 5: {name} is passed to other.use" in found.fallbacks[0]
+    read = rewrites(before.replace("other.use", "print"), after.replace("other.use", "print"))
+    assert [s.op for s in read.steps] == ["add_element" if name == "FLAGS" else "set_item"] and not read.fallbacks

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
     from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common.bound_literal import refuse_later_display
+    from radpatch.rewrite.ops.common.bound_literal import refuse_later_display, refuse_later_module_stores
     from radpatch.rewrite.ops.common.import_lines import after_imports, insert_line
 
 
@@ -146,6 +146,7 @@ def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[Matc
         raise failure(f"{op.name} is {have} at line {src.tops[i].start + 1}, not {old}")
     if failure is NotFound:
         refuse_later_display(src.text, op.name, old, new, src.tops[i].start + 1)
+        refuse_later_module_stores(src.text, op.name, src.tops[i].start + 1)
     first, last = src.line_start(i), src.line_end(i)  # the statements sharing its line: `A = 1; B = 2`
     t = src.tops[i]
     module = cst.parse_module(src.text_of(t.start, t.end))

@@ -14,8 +14,11 @@ import libcst as cst
 
 from radpatch.errors import RadpatchError
 from radpatch.registry.code import expression_text
+from radpatch.rewrite.escapes import Escaped
+from radpatch.rewrite.implicit_runs import shown_text
 from radpatch.rewrite.later_changes import later_attributes, later_changes
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of
+from radpatch.rewrite.module_stores import later_module_stores
 from radpatch.rewrite.name_bindings import binding_sites
 from radpatch.rewrite.scopes import find_scope
 from radpatch.rewrite.tree import Path_, block_body, statement_slots
@@ -102,7 +105,8 @@ def bound_literal(
         raise wrong()
     if edit is not None:
         free = not isinstance(scope[-1], cst.ClassDef)
-        _refuse_later(body, sites[0], name, value, edit, op, show, free, patched)
+        watch = not isinstance(scope[-1], cst.FunctionDef)  # esc53: a module's or class's value escaping
+        _refuse_later(body, sites[0], name, value, edit, op, show, free, patched, watch)
     return (*hits[0], small, value)
 
 
@@ -123,6 +127,7 @@ def _refuse_later(
     line: Callable[[int], int | Shown],
     free: bool = True,
     patched: Callable[[cst.BaseExpression], cst.BaseExpression] | None = None,
+    watch: bool = True,
 ) -> None:
     part, mode = edit
 
@@ -134,7 +139,7 @@ def _refuse_later(
             return None
         return (pair[0], pair[1]) if len(pair) == 2 and all(isinstance(x, list) for x in pair) else None
 
-    later = later_changes(body, name, bound, _KINDS[type(value)], part, mode, free, values)
+    later = later_changes(body, name, bound, _KINDS[type(value)], part, mode, free, values, watch)
     _refuse(later, bound, name, part, op, line)
 
 
@@ -160,16 +165,18 @@ def refuse_later_keyword(
     if len(sites) != 1:
         return
     free = not isinstance(scope[-1], cst.ClassDef)  # a class body's names are not its functions'
+    watch = not isinstance(scope[-1], cst.FunctionDef)  # esc53: a module's or class's value escaping
     if isinstance(call.func, cst.Name) and call.func.value == "dict":
-        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode, free)
+        later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode, free, None, watch)
     else:
-        later = later_attributes(body, target.value, sites[0], keyword, free)
+        later = later_attributes(body, target.value, sites[0], keyword, free, "object" if watch else None)
     _refuse(later, sites[0], target.value, f"{keyword}=", "set_keyword", show)
 
 
-def refuse_later_display(text: str, name: str, old: str, new: str, line: int) -> None:
+def refuse_later_display(text: str, name: str, old: str, new: str, line: int, op: str = "set_constant") -> None:
     """set_constant changing a module-level dict, list or set display (`LIMITS = {"a": 1}` to `{"a":
-    2}`): refused when a later statement changes, in place, a key or element the change is about."""
+    2}`): refused when a later statement changes, in place, a key or element the change is about (also
+    the importer's check of the `op` it would choose, importing.literal_steps)."""
     if len(re.findall(rf"\b{re.escape(name)}\b", text)) < 2 and not re.search(r"\b(?:set|del)attr\b", text):
         return  # nothing reads the name again: no parse
     was, now = (ast.parse(expression_text(x), mode="eval").body for x in (old, new))
@@ -183,8 +190,37 @@ def refuse_later_display(text: str, name: str, old: str, new: str, line: int) ->
     binding = [n for n in holding if isinstance(n, ast.Assign) and any(_named(t, name) for t in n.targets)]
     bound = max(binding or holding, key=lambda n: (n.lineno, n.col_offset))
     kind = "dict" if isinstance(now, ast.Dict) else "list" if isinstance(now, ast.List) else "set"
+    replay = op in ("add_element", "remove_element")  # the list's later changes replayed, as set_element's proof does
+
+    def values() -> tuple[list[Any], list[Any]] | None:
+        try:
+            pair = (ast.literal_eval(was), ast.literal_eval(now))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        return pair if all(isinstance(x, list) for x in pair) else None
+
     for part, mode in parts:
-        _refuse(later_changes(body, name, bound, kind, part, mode), bound, name, part, "set_constant", lambda at: at)
+        later = later_changes(body, name, bound, kind, part, mode, values=values if replay else None)
+        _refuse(later, bound, name, part, op, lambda at: at)
+
+
+def refuse_later_module_stores(text: str, name: str, line: int) -> None:
+    """set_constant changing `name` bound at `line`: refused when a function the module runs at
+    import after it may bind the name through the module object (rewrite.module_stores)."""
+    if not re.search(
+        r"\b(?:setattr|delattr|globals|vars|locals|modules|exec|__dict__|import_module|__import__)\b", text
+    ):
+        return  # no way to the module object: no parse
+    body = ast.parse(text).body
+    bound = next((n for n in body if n.lineno <= line <= (n.end_lineno or 0)), None)
+    found = later_module_stores(body, name, bound) if bound is not None else []
+    if found:
+        at, said = getattr(found[0], "lineno", 0), shown_text(found[0])
+        raise MatchFailure(
+            f"line {at} (`{said}`) may rebind `{name}` through the module object after line {line} binds it: "
+            f"the set_constant of `{name}` may not be what the module keeps",
+            f"set_constant proves no later code rebinds the name; change line {at} with a `replace` rewrite instead",
+        )
 
 
 def _changed_parts(was: ast.expr, now: ast.expr) -> list[tuple[str, str]] | None:
@@ -211,10 +247,17 @@ def _changed_parts(was: ast.expr, now: ast.expr) -> list[tuple[str, str]] | None
 def _refuse(
     later: list[ast.AST], bound: ast.AST, name: str, part: str, op: str, line: Callable[[int], int | Shown]
 ) -> None:
+    if later and isinstance(later[0], Escaped):
+        at = line(later[0].lineno)
+        raise MatchFailure(
+            f"line {at}: {later[0].reason} after line {line(getattr(bound, 'lineno', 0))} binds it: radpatch "
+            f"cannot follow what changes it from there; the {op} of {part} may not be what the module keeps",
+            f"{op} proves an edit no later code undoes; to make it unproven, rewrite the binding at line "
+            f"{line(getattr(bound, 'lineno', 0))} with a `replace` rewrite after reading line {at}",
+        )
     if later:
         node = later[0]
-        text = ast.unparse(node)
-        text = text if len(text) <= 60 else text[:57] + "..."
+        text = shown_text(node)
         at = line(getattr(node, "lineno", 0))
         raise MatchFailure(
             f"line {at} (`{text}`) changes {name} after line {line(getattr(bound, 'lineno', 0))} binds it: "

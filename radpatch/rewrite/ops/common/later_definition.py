@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import re
 
+from radpatch.rewrite.escapes import Escaped
+from radpatch.rewrite.implicit_runs import shown_text
 from radpatch.rewrite.later_changes import later_attributes
 from radpatch.rewrite.later_runs import Unfollowed, runs_after
 from radpatch.rewrite.matching import MatchFailure
@@ -32,7 +34,7 @@ def refuse_later_definition(text: str, qualname: str, op: str, parameter: str | 
     if parameter is not None and isinstance(bound, (ast.FunctionDef, ast.AsyncFunctionDef)):
         keyword_only = any(a.arg == parameter for a in bound.args.kwonlyargs)
         attr = "__kwdefaults__" if keyword_only else "__defaults__"
-    later = later_attributes(body, qualname, bound, attr)
+    later = later_attributes(body, qualname, bound, attr, kind="function" if parameter else None)
     for node, names, shown in runs_after(body, qualname, bound):
         if isinstance(node, Unfollowed):
             later.append(shown)
@@ -47,10 +49,16 @@ def refuse_later_definition(text: str, qualname: str, op: str, parameter: str | 
             later += [shown] if inner.value.id in names else []
     if later:
         first = min(later, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
-        at, said = getattr(first, "lineno", 0), ast.unparse(first)
-        said = said if len(said) <= 60 else said[:57] + "..."
+        at, said = getattr(first, "lineno", 0), shown_text(first)
+        does = f"(`{said}`) sets {qualname}.{attr}" if not isinstance(first, Escaped) else f": {first.reason}"
         raise MatchFailure(
-            f"line {at} (`{said}`) sets {qualname}.{attr} after line {bound.lineno} defines {qualname}: "
-            f"the {op} may not be what the module keeps",
-            f"{op} proves an edit no later statement undoes; change line {at} with a `replace` rewrite instead",
+            f"line {at} {does} after line {bound.lineno} defines {qualname}: the {op} may not be what the module "
+            "keeps"
+            + ("" if not isinstance(first, Escaped) else " (radpatch cannot follow what changes it from there)"),
+            f"{op} proves an edit no later statement undoes; "
+            + (
+                f"change line {at} with a `replace` rewrite instead"
+                if not isinstance(first, Escaped)
+                else f"to make it unproven, rewrite line {bound.lineno} with `replace` after reading line {at}"
+            ),
         )

@@ -1,0 +1,83 @@
+"""Stores of a module-level name through the module object, made in code that runs at import after the
+name's binding (esc53, att57 F2): set_constant's change undone by `setattr(sys.modules[__name__],
+"LIMIT", 1)`, `sys.modules[__name__].LIMIT = 1`, `globals()["LIMIT"] = 1`,
+`globals().update(LIMIT=1)`, `vars(_me)["LIMIT"] = 1` (also through a name bound to the module or
+its namespace, `_me = sys.modules[__name__]`, and an imported name: the module itself, maybe) inside
+a function Python runs at import without a call naming it (rewrite.implicit_runs: a class's method
+once the class is used, any function once the namespace is handed out) and what it calls
+(rewrite.later_runs). A key the text does not tell may be the name; a call deeper than later_runs
+follows is not read here. The module's own statements and the functions it calls are
+prove.placement's (rebinding), which says the same of them.
+
+Standard library only (`ast`)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from radpatch.rewrite.escapes import Escapes
+from radpatch.rewrite.implicit_runs import Implicitly
+from radpatch.rewrite.later_runs import Unfollowed, runs_after
+from radpatch.rewrite.module_routes import module_names
+
+
+def later_module_stores(body: list[ast.stmt], name: str, bound: ast.AST) -> list[ast.AST]:
+    """The nodes a refusal names (the statement of the module's code that runs the store) where a
+    function run after `bound` may bind `name` through the module object."""
+    uses = Escapes(body, name, "object")
+    spaces = module_names(body, imports=False)  # `_g = globals()`
+    out: list[ast.AST] = []
+    for node, _, shown in runs_after(body, name, bound):
+        if not isinstance(shown, Implicitly):
+            continue  # the module's own code and the functions it calls: prove.placement reads them
+        if not isinstance(node, Unfollowed) and _stores(node, name, uses, spaces):  # deeper: not read
+            out.append(shown)
+    return out
+
+
+def _stores(node: ast.AST, name: str, uses: Escapes, spaces: set[str]) -> bool:
+    """`node` may bind `name` through the module object to a value that does not read it (a store
+    whose value reads the name, `globals().update(X=X or 1)`, keeps what the change gave)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        told = len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+        if node.func.id in ("setattr", "delattr") and len(node.args) >= 2 and uses.module(node.args[0], not told):
+            return _may_be(node.args[1], name) and not _reads(node.args[2:], name)
+        return node.func.id == "exec"
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and _namespace(node.func.value, spaces, uses)
+    ):
+        if node.func.attr == "update" and not node.args:
+            return any(k.arg is None or (k.arg == name and not _reads([k.value], name)) for k in node.keywords)
+        return node.func.attr not in ("get", "keys", "values", "items", "copy", "__contains__", "__getitem__")
+    stored = not isinstance(getattr(node, "ctx", None), ast.Load)
+    if isinstance(node, ast.Attribute) and stored and node.attr == name and uses.module(node.value):
+        return not _reads([getattr(uses.parents.get(id(node)), "value", None)], name)
+    if (
+        isinstance(node, ast.Subscript)
+        and stored
+        and _namespace(node.value, spaces, uses)
+        and _may_be(node.slice, name)
+    ):
+        return not _reads([getattr(uses.parents.get(id(node)), "value", None)], name)
+    return False
+
+
+def _reads(values: Sequence[ast.AST | None], name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for v in values if v is not None for n in ast.walk(v))
+
+
+def _namespace(node: ast.AST, spaces: set[str], uses: Escapes) -> bool:
+    """A dict that may be the module's namespace: `globals()`, `vars()`, `vars(<module>)`, `locals()`,
+    `<module>.__dict__`, a name bound to one."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars", "locals"):
+        return True
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return uses.module(node.value)  # `_me.__dict__`, not `self.__dict__`
+    return isinstance(node, ast.Name) and node.id in spaces
+
+
+def _may_be(key: ast.AST, name: str) -> bool:
+    return not isinstance(key, ast.Constant) or key.value == name
