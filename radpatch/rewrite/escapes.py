@@ -8,7 +8,7 @@ deleted and a method called on it (judged by rewrite.later_changes, also `operat
 like: rewrite.module_routes), a reading method taken, an operand, a test, a statement, a format, an annotation,
 iteration, spreading, an alias rewrite.passed_values binds, a display bound to names or looped over, an argument
 of a function the walk follows (the module's, its classes' constructors and methods, one looked up by string) or
-treats as unknown (a parameter, a loop variable: every function let out runs), of a pure builtin (`_PURE`) or a
+treats as unknown (a parameter, a loop variable: every function let out runs), of a pure builtin (known_callees) or a
 reader (`json.dumps`, `logger.info`), a default of a def only called by its name. Anything else is `Escaped`,
 refused by name and line: passed to a class from elsewhere, another object's method or an imported function
 (`HOLD.append(CFG)`), a bound method taken (`put = CFG.__setitem__`), stored in a container or attribute,
@@ -22,7 +22,7 @@ import builtins
 from collections.abc import Sequence
 
 from radpatch.rewrite.import_callees import Callees
-from radpatch.rewrite.known_callees import reads_only, short_text
+from radpatch.rewrite.known_callees import pure_builtin, reads_only, short_text
 from radpatch.rewrite.module_routes import (
     callee_name,
     comprehension_local,
@@ -38,11 +38,6 @@ from radpatch.rewrite.module_routes import (
 from radpatch.rewrite.passed_values import reaches
 
 _BUILTINS = frozenset(dir(builtins))
-# builtins that do not keep or hand on the object they are given (a copy, a measure, a print)
-_PURE = frozenset(
-    "len print repr str bool int float isinstance issubclass id type hash list tuple set frozenset dict sorted "
-    "iter enumerate zip any all sum min max reversed format callable hasattr ascii map filter".split()
-)
 _SHOWN = frozenset({"len", "print", "map", "bool", "any", "all"})  # given a display holding the value
 _READS = {
     "dict": {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__", "__iter__"},
@@ -232,13 +227,13 @@ class Escapes:
 
     def _argument(self, call: ast.Call, arg: ast.AST, shown: str) -> Escaped | None:
         """The value as an argument of `call`: a function the walk follows or treats as unknown (its
-        rule: every function let out may get it), a builtin of _PURE, `functools.partial`, a method
+        rule: every function let out may get it), a pure builtin, `functools.partial`, a method
         of it called another way (`method_form`, judged as that method's call)."""
         callee = call.func
         form = self.method_form(call)
         if form is not None and receiver(form) is arg:
             return None
-        if self._followed(call) or (callee_name(call) in _PURE and self._builtin(call)):
+        if self._followed(call) or (pure_builtin(call) and self._builtin(call)):
             return None
         if isinstance(callee, ast.Name) and callee.id in ("setattr", "delattr") and call.args and call.args[0] is arg:
             return None  # judged as an attribute store (later_attributes)

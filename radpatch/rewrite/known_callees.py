@@ -33,6 +33,11 @@ _WRAPPERS = frozenset(
         *("functools.cache", "functools.cached_property", "abc.abstractmethod", "typing.overload", "typing.final"),
     }
 )
+# builtins that do not keep or hand on the object they are given (a copy, a measure, a print)
+_PURE = frozenset(
+    "len print repr str bool int float isinstance issubclass id type hash list tuple set frozenset dict sorted "
+    "iter enumerate zip any all sum min max reversed format callable hasattr ascii map filter".split()
+)
 _LOGS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
@@ -110,3 +115,13 @@ def _logs(callee: ast.AST) -> bool:
     while isinstance(root, ast.Attribute):
         root = root.value
     return isinstance(root, ast.Name) and "log" in root.id.lower()
+
+
+def pure_builtin(call: ast.Call) -> bool:
+    """A call of a builtin of _PURE (by its name) that neither keeps nor gives back what it is given: not
+    `min`/`max` of several values or with a key or default (it gives back one of them), not `dict(k=v)`
+    (it holds v) (att61 F5)."""
+    name = call.func.id if isinstance(call.func, ast.Name) else ""
+    if name in ("min", "max") and (len(call.args) > 1 or call.keywords):
+        return False
+    return name in _PURE and not (name == "dict" and call.keywords)

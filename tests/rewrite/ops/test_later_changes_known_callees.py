@@ -40,6 +40,7 @@ READERS = {  # (imports, the call at import, given the value itself as {v})
     "itertools.chain": ("import itertools", "ALL = list(itertools.chain({v}, ['z']))"),
     "chain (from itertools)": ("from itertools import chain", "ALL = list(chain({v}, ['z']))"),
     "json.dumps as imported": ("import json as j", "j.dumps(sorted({v}))"),
+    "max of it": ("", "M = max({v})"),
 }
 # not known: what the call gives back holds the value (`.args`), or the name is imported from elsewhere or
 # bound again; refused wherever the value goes there (its own function undoing the edit or not)
@@ -47,6 +48,8 @@ UNKNOWN = {
     "subprocess.run": ("import subprocess, sys", "subprocess.run({v}, executable=sys.executable, capture_output=True)"),
     "json from elsewhere": ("import pprint as json", "json.dumps({v})"),
     "json.dumps bound again": ("import json\n\njson.dumps = repr", "json.dumps({v})"),
+    "max of several": ("", "M = max({v}, [], key=len)"),  # gives back the value itself (att61 F5)
+    "dict holding it": ("", "D = dict(k={v})"),
 }
 # controls: the function does run (a decorator of that name the module defines, one given as an expression)
 CONTROLS = {
