@@ -1,19 +1,19 @@
-"""Where the value a name holds escapes the walk of rewrite.later_runs (esc53, att57 F1-F3): radpatch
-cannot follow every route a value takes, so it knows where it stops following.
+"""Where the value a name holds escapes the walk of rewrite.later_runs (esc53, att57 F1-F3): radpatch cannot follow
+every route a value takes, so it knows where it stops following.
 
 After the binding, in the scope's code and every function the walk follows, each place an expression may be the
 value (a name holding it, `T[0]`, the name read through the module object: `sys.modules[__name__].CFG`,
 `vars()["CFG"]`, `_me.CFG`) must be a use the walk reads (an allow-list): an item or attribute read, stored or
-deleted and a method called on it (judged by rewrite.later_changes, also `operator.setitem(CFG, ...)` and the
-like: rewrite.module_routes), a reading method taken, an operand, a test, a statement, a format, an annotation,
-iteration, spreading, an alias rewrite.passed_values binds, a display bound to names or looped over, an argument
-of a function the walk follows (the module's, its classes' constructors and methods, one looked up by string) or
-treats as unknown (a parameter, a loop variable: every function let out runs), of a pure builtin (known_callees) or a
-reader (`json.dumps`, `logger.info`), a default of a def only called by its name. Anything else is `Escaped`,
-refused by name and line: passed to a class from elsewhere, another object's method or an imported function
-(`HOLD.append(CFG)`), a bound method taken (`put = CFG.__setitem__`), stored in a container or attribute,
-returned, a `with`. A comprehension's own variable of the same name is not the value; `{**CFG}` copies its
-items. Standard library only."""
+deleted and a method called on it (judged by rewrite.later_changes, also `operator.setitem(CFG, ...)` and the like:
+rewrite.module_routes), a reading method taken, an operand, a test, a statement, a format, an annotation, iteration,
+spreading, an alias rewrite.passed_values binds, a display bound to names or looped over, an argument of a function
+the walk follows (the module's, its classes' constructors and methods, one looked up by string) or treats as unknown
+(a parameter, a loop variable: every function let out runs), of a pure builtin (known_callees) or a reader
+(`json.dumps`, `logger.info`), a default of a def only called by its name. Anything else is `Escaped`, refused by
+name and line: passed to a class from elsewhere, another object's method or an imported function
+(`HOLD.append(CFG)`), a bound method taken (`put = CFG.__setitem__`), stored in a container or attribute, returned,
+a `with`. A comprehension's own variable of the same name is not the value; `{**CFG}` copies its items. Standard
+library only."""
 
 from __future__ import annotations
 
@@ -151,6 +151,10 @@ class Escapes:
         parent = self.parents.get(id(node))
         while isinstance(parent, (ast.BoolOp, ast.IfExp, ast.NamedExpr)) and _passes(parent, at):
             at, parent = parent, self.parents.get(id(parent))  # the result may be the value itself
+        if at is not node and isinstance(parent, (ast.Subscript, ast.Attribute)) and parent.value is at:
+            read = isinstance(parent, ast.Subscript) or self._reads(parent.attr)
+            if not (isinstance(parent.ctx, ast.Load) and read):  # att61 F4: `(CFG or {})[k] = 1`
+                return Escaped(parent, f"{shown} is changed through `{short_text(at)}`")
         if isinstance(parent, ast.Attribute) and parent.value is at:
             above = self.parents.get(id(parent))
             called = isinstance(above, ast.Call) and above.func is parent
