@@ -33,7 +33,9 @@ def edit_survives(
     seen_bound = False
     for s in body:
         seen_bound = seen_bound or s is top[0]
-        named = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s))
+        named = any(
+            isinstance(n, ast.Name) and n.id == name or isinstance(n, ast.alias) and n.name == name for n in ast.walk(s)
+        )
         if s is top[0] or not named and not dynamic(s):
             continue
         step = _step(s, name) if seen_bound else None

@@ -96,7 +96,7 @@ def _may_hold(node: ast.AST, names: frozenset[str]) -> bool:
 def bind(node: ast.AST, held: set[str]) -> None:
     """Names `node` gives the value: `d = CFG` (an alias; also `d = CFG or {}`, `d = CFG if c else
     X`, `(d := CFG)`, `d, n = CFG, 0`, `match CFG: case {...} as d:`, `with nullcontext(CFG) as d:`,
-    esc53), `d = args[0]`, `T = (CFG,)` (a container: `T[]`), `for d in args:`."""
+    esc53), `d = args[0]`, `T = (CFG,)` (a container: `T[]`), `for d in args:`, `from m import CFG as d`."""
     names = frozenset(held)
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -113,6 +113,8 @@ def bind(node: ast.AST, held: set[str]) -> None:
     elif isinstance(node, ast.Match) and may_be(node.subject, names):
         for case in node.cases:
             held.update(n.name for n in _captures(case.pattern) if n.name is not None)
+    elif isinstance(node, ast.ImportFrom):  # `from mod import CFG as C2`: maybe this module's own (att61 F10)
+        held.update(a.asname for a in node.names if a.asname and a.name in names)
 
 
 def _nullcontext(call: ast.Call) -> bool:

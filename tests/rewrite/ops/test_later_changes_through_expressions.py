@@ -9,12 +9,17 @@ module in a fresh interpreter (tests/lib/later_values)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from radpatch.errors import RefusedError
+from radpatch.prove import plan
 from tests.lib.escape_edits import EDITS, verdict
 from tests.lib.generated import sample
+from tests.lib.rewrites import patch_of
 
 SHAPES = {"or": "({n} or None)", "if-else": "({n} if len('x') else None)"}
 EDITED = ("set_item", "add_element list", "add_element set", "remove_element set", "set_keyword")
@@ -37,3 +42,33 @@ def test_a_change_through_an_expression_giving_the_value_back_is_read(
         assert took and refused is None, f"refused, but the statement only reads: {refused}\n{before}"
     elif not took:
         assert refused is not None, f"applied, but the module ends without the edit:\n{before}"
+
+
+_SELF = "import sys\nsys.path.insert(0, sys.argv[1])\nimport mod\nprint(repr(getattr(mod, sys.argv[2])))\n"
+
+
+@pytest.mark.parametrize("edit", EDITED)
+@pytest.mark.parametrize("key", ["undo", "twin"])
+def test_the_value_imported_from_the_module_itself_is_the_value(tmp_path: Path, edit: str, key: str) -> None:
+    """att61 F10: `from mod import CFG as C2` in module `mod` (maybe another module's CFG: taken as the value
+    either way); a change through C2 applied unseen. The oracle imports the module by its own name."""
+    e = EDITS[edit]
+    later = f"from mod import {e.name} as C2\n\ntry:\n    {(e.undo if key == 'undo' else e.twin).format(v='C2')}\n"
+    later += "except Exception:\n    pass\n"
+    patch = patch_of(e.op)
+    text = e.top + "\n\n" + later
+    try:
+        plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), text.encode())
+        refused = False
+    except RefusedError:
+        refused = True
+    alone = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), e.top.encode()).after.decode()
+    seen = []
+    for n, source in enumerate((text, text.replace(e.top, alone, 1))):
+        (tmp_path / str(n)).mkdir()
+        (tmp_path / str(n) / "mod.py").write_text(source)
+        done = subprocess.run([sys.executable, "-I", "-c", _SELF, str(tmp_path / str(n)), e.name], capture_output=True)
+        assert done.returncode == 0, done.stderr
+        seen.append(done.stdout)
+    if seen[0] == seen[1]:  # the edit did not take effect
+        assert refused, f"applied, but the module ends without the edit:\n{text}"
