@@ -166,12 +166,25 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
     if same:
         say(f"{ps.patch.name}: note: {rec.path} had comment or layout edits since it was patched; they are kept")
         return pristine
+    gone = _markers_gone(rec, current, store)
     raise RefusedError(
         f"{ps.patch.name}: reverting {rec.path} would not give back the recorded original "
-        f"(sha256 {rec.original_sha256[:12]}…){_older_record(ps, rec, store)}",
-        f"the file's code was edited since it was patched; put it back to the installed bytes instead "
-        f"(radpatch restore {rec.path})",
+        f"(sha256 {rec.original_sha256[:12]}…){_older_record(ps, rec, store)}"
+        + (f": the `{gone}` comment radpatch wrote is gone, and the undo finds what it added by it" if gone else ""),
+        ("put the comment back where it was, or " if gone else "the file's code was edited since it was patched; ")
+        + f"put it back to the installed bytes instead (radpatch restore {rec.path})",
     )
+
+
+def _markers_gone(rec: FileRecord, current: bytes, store: Store) -> str:
+    """A `# radpatch: ...` comment the patched file had and the file no longer has (att60 F06: taken away by
+    hand, the code unchanged: the undo cannot tell the import it added from the file's own), or ""."""
+    patched = store.original(rec.patched_sha256)
+    if patched is None:
+        return ""
+    now = current.decode("utf-8", "replace")
+    marks = [line.strip() for line in patched.decode("utf-8", "replace").splitlines() if "# radpatch: " in line]
+    return next((m[m.index("# radpatch: ") :] for m in marks if m not in now), "")
 
 
 def _older_record(ps: PatchState, rec: FileRecord, store: Store) -> str:
