@@ -13,7 +13,7 @@ from pathlib import Path
 
 from radpatch.errors import RefusedError
 from radpatch.importing import paths, sections
-from radpatch.install import editable
+from radpatch.install import editable, wheel_record
 from radpatch.install.environment import linked_directory
 
 
@@ -118,7 +118,11 @@ def patched_file(
             f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
             f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
         )
-    link = files.site / rel if (files.site / rel).is_symlink() else linked_directory(files.site, rel)
+
+    def recorded() -> list[str]:  # every distribution's RECORD paths: read only where a link is found
+        return [r for record in files.site.glob("*.dist-info/RECORD") for r in wheel_record.rows(record)]
+
+    link = files.site / rel if (files.site / rel).is_symlink() else linked_directory(files.site, rel, recorded)
     if link is not None:  # att60 F10: apply would refuse it, or write outside the install
         raise RefusedError(
             f"{where}: {link} is a symbolic link: radpatch does not write through links",

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -217,7 +218,7 @@ def module_path(dist: Installed, relpath: str, missing_ok: bool = False) -> Path
     """Where the module `relpath` of `dist` is; refused unless it is a regular file there, or
     (`missing_ok`: a module an entry creates) nothing is there yet."""
     path = dist.root / relpath
-    linked = linked_directory(dist.root, relpath)
+    linked = linked_directory(dist.root, relpath, lambda: wheel_record.rows(dist.dist_info / "RECORD"))
     if linked is not None:  # att60 F10: a directory link would take the write outside the install
         raise EnvironmentProblem(
             f"{linked} is a symbolic link to {linked.resolve()}, outside {dist.root}: radpatch does not write "
@@ -251,12 +252,15 @@ def module_path(dist: Installed, relpath: str, missing_ok: bool = False) -> Path
     )
 
 
-def linked_directory(root: Path, relpath: str) -> Path | None:
+def linked_directory(root: Path, relpath: str, recorded: Callable[[], Iterable[str]]) -> Path | None:
     """The first directory on the way from `root` to `relpath` that is a link to somewhere outside
-    `root`, or None: a file under it is not in the install, whatever its path says."""
+    `root` and under which no file of `recorded()` (RECORD's paths, read only then) lies, or None: a file under it is
+    not in the install, whatever its path says. A package directory the wheel was installed through
+    (`toypkg -> /elsewhere/toypkg`, its files in RECORD) is the install's."""
     here, inside = root, root.resolve()
     for part in relpath.split("/")[:-1]:
         here = here / part
         if here.is_symlink() and not here.resolve().is_relative_to(inside):
-            return here
+            prefix = here.relative_to(root).as_posix() + "/"
+            return None if any(r.startswith(prefix) for r in recorded()) else here
     return None

@@ -2,7 +2,8 @@
 apply outside the install: the module under it was patched where the link points, a new one created
 there, and status said applied. A file under a directory link to outside the install, or a file that is
 a link, is refused by import (naming the link, with --exclude) and by apply's planning (install.environment);
-a link that stays inside the install is followed as before."""
+a link that stays inside the install, or one the distribution was installed through (its RECORD lists files
+under it: tests/plugin's symlinked package directory), is followed as before."""
 
 from __future__ import annotations
 
@@ -20,11 +21,13 @@ def test_a_directory_link_to_outside_the_root_is_found(tmp_path: Path) -> None:
     (outside / "deep").mkdir(parents=True)
     (root / "pkg" / "out").symlink_to(outside)
     (root / "pkg" / "in").symlink_to(root / "pkg" / "real")
-    assert linked_directory(root, "pkg/out/deep/m.py") == root / "pkg" / "out"
-    assert linked_directory(root, "pkg/out/m.py") == root / "pkg" / "out"
-    assert linked_directory(root, "pkg/in/m.py") is None  # inside the install
-    assert linked_directory(root, "pkg/real/m.py") is None
-    assert linked_directory(root, "pkg/m.py") is None
+    assert linked_directory(root, "pkg/out/deep/m.py", lambda: []) == root / "pkg" / "out"
+    assert linked_directory(root, "pkg/out/m.py", lambda: ["pkg/m.py", "pkg/outer.py"]) == root / "pkg" / "out"
+    assert linked_directory(root, "pkg/in/m.py", lambda: []) is None  # inside the install
+    assert linked_directory(root, "pkg/real/m.py", lambda: []) is None
+    assert linked_directory(root, "pkg/m.py", lambda: []) is None
+    # a package directory the wheel was installed through: its files are in RECORD
+    assert linked_directory(root, "pkg/out/new.py", lambda: ["pkg/out/deep/m.py"]) is None
 
 
 @pytest.mark.wheel
