@@ -13,7 +13,7 @@ import pytest
 
 from radpatch.importing import header_names, hunks, unified
 from tests.lib.generated import seeds
-from tests.lib.importing import PATCH, gnu_patch
+from tests.lib.importing import gnu_patch, plain_gnu_patch
 
 WORDS = ["alpha", "beta", "gamma", "delta", "x = 1", "y = 2", "return x", "pass", ""]
 # characters str.splitlines ends a line at and patch does not (att47 #3): a form feed, "\r" alone, U+2028
@@ -86,7 +86,7 @@ def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None
         (d / "w").mkdir()
         (d / "w" / "f.py").write_text(installed)
         (d / "p.diff").write_text(diff)
-        gnu = _plain_patch(d / "w", d / "p.diff", 1)
+        gnu = plain_gnu_patch(d / "w", d / "p.diff", 1)
         said = [ln for ln in gnu.stdout.splitlines() if ln.startswith("Hunk")]
         section = unified.parse("p.diff", diff.encode(), 1).files[0]
         outcome = hunks.apply(section, installed)
@@ -159,21 +159,6 @@ def test_a_context_diff_gnu_patch_applies_is_refused_without_blaming_it(tmp_path
     assert "GNU patch would reject" not in (caught.value.hint or ""), caught.value.hint
 
 
-def _plain_patch(directory: Path, patch: Path, strip: int = 1) -> subprocess.CompletedProcess[str]:
-    """`patch -p1 -i P` as a Dockerfile runs it: not forced, no terminal to answer its questions (its own
-    session: /dev/tty cannot be opened, so each question takes its default)."""
-    return subprocess.run(
-        [PATCH, f"-p{strip}", "--no-backup-if-mismatch", "-r", "-", "-i", str(patch)],
-        cwd=directory,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        start_new_session=True,
-    )
-
-
 @pytest.mark.parametrize("seed", seeds(4))
 def test_a_change_the_file_already_has_is_skipped_as_gnu_patch_skips_it(tmp_path: Path, seed: int) -> None:
     """att59 F1: the installed file already carries the patch's change (upstream merged it, or a series
@@ -198,7 +183,7 @@ def test_a_change_the_file_already_has_is_skipped_as_gnu_patch_skips_it(tmp_path
         (d / "w" / "x").mkdir(parents=True)
         (d / "w" / "x" / "f.py").write_text(installed)
         (d / "p.diff").write_text(diff.replace("--- a/f.py", "--- a/x/f.py").replace("+++ b/f.py", "+++ b/x/f.py"))
-        gnu = _plain_patch(d / "w", d / "p.diff")
+        gnu = plain_gnu_patch(d / "w", d / "p.diff")
         section = unified.parse("p.diff", diff.encode(), 1).files[0]
         outcome = hunks.apply(section, installed)
         if "Skipping patch" in gnu.stdout:

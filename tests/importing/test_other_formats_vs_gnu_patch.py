@@ -20,27 +20,13 @@ import pytest
 
 from radpatch.importing import unified
 from tests.lib.generated import seeds
-from tests.lib.importing import PATCH
+from tests.lib.importing import plain_gnu_patch
 
 FORMS = {  # form -> (diff's flags, how the section is written into the patch file)
     "normal": (["--normal"], "Index: b/m2.py\n{diff}"),
     "ed": (["-e"], "Index: b/m2.py\n{diff}"),
     "indented": (["-u"], "{indented}"),
 }
-
-
-def _gnu(directory: Path, patch: Path) -> subprocess.CompletedProcess[str]:
-    """GNU patch as a Dockerfile runs it (-p1, no terminal, no backups)."""
-    return subprocess.run(
-        [PATCH, "-p1", "--no-backup-if-mismatch", "-r", "-", "-i", str(patch)],
-        cwd=directory,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        start_new_session=True,
-    )
 
 
 def _diff(tmp: Path, flags: list[str], name: str) -> str:
@@ -71,7 +57,7 @@ def test_a_section_gnu_patch_applies_in_another_form_is_refused_not_skipped(
     work = tmp_path / "gnu"
     shutil.copytree(tmp_path / "a", work)
     if form != "ed" or shutil.which("ed"):  # GNU patch runs ed for an ed script
-        assert _gnu(work, tmp_path / "p.patch").returncode == 0, text
+        assert plain_gnu_patch(work, tmp_path / "p.patch").returncode == 0, text
         assert (work / "m2.py").read_text() == (tmp_path / "b" / "m2.py").read_text()  # GNU changes the file
     with pytest.raises(unified.MalformedPatch) as caught:
         unified.parse("p.patch", text.encode(), 1)
@@ -100,7 +86,7 @@ def test_lines_after_a_no_newline_marker_are_malformed_as_gnu_patch_says(tmp_pat
     (tmp_path / "m.py").write_text("a = 1\nb = 2\nc = 4\nd = 5\n")
     before = (tmp_path / "m.py").read_bytes()
     (tmp_path / "p.patch").write_text(text)
-    gnu = _gnu(tmp_path, tmp_path / "p.patch")
+    gnu = plain_gnu_patch(tmp_path, tmp_path / "p.patch")
     assert gnu.returncode == 2 and "malformed patch" in gnu.stderr + gnu.stdout, (gnu.stdout, gnu.stderr, text)
     assert (tmp_path / "m.py").read_bytes() == before
     with pytest.raises(unified.MalformedPatch, match="malformed patch"):

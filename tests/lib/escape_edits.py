@@ -117,3 +117,14 @@ def verdict(tmp_path: Path, edit: Edit, later: str) -> tuple[str | None, bool | 
         after = before.replace(edit.top, alone, 1)
     took = took_effect(tmp_path, before, after, edit.name, edit.removed, edit.added)
     return refused, took, before
+
+
+def assert_refused_where_undone(tmp_path: Path, edit: Edit, later: str, undoing: bool) -> None:
+    """The verdict on `later` after `edit`: the original imports; where the edit does not take effect,
+    radpatch refused; where it does, `later` was not meant to undo it (radpatch may refuse either way)."""
+    refused, took, before = verdict(tmp_path, edit, later)
+    assert took is not None, before
+    if not took:
+        assert refused is not None, f"applied, but the module ends without the edit:\n{before}"
+    else:
+        assert not undoing, f"the oracle: the undoing statement left the edit in effect\n{before}"

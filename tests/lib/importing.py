@@ -128,6 +128,21 @@ def gnu_patch(directory: Path, patch: Path, strip: int, *extra: str) -> subproce
     )
 
 
+def plain_gnu_patch(directory: Path, patch: Path, strip: int = 1) -> subprocess.CompletedProcess[str]:
+    """`patch -p1 -i P` as a Dockerfile runs it: not forced, no terminal to answer its questions (its own
+    session: /dev/tty cannot be opened, so each question takes its default)."""
+    return subprocess.run(
+        [PATCH, f"-p{strip}", "--no-backup-if-mismatch", "-r", "-", "-i", str(patch)],
+        cwd=directory,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        start_new_session=True,
+    )
+
+
 def gnu_patched_pair(venv: Venv, tmp: Path, rel: str, pristine: bytes, first: str, second: str) -> Path:
     """An old image's stacked pair: a.patch (`pristine` -> `first`) and b.patch (`first` -> `second`)
     of the installed file `rel`, imported by radpatch (b requires a) into tmp/reg, then put on the

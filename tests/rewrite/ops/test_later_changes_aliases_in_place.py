@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lib.escape_edits import EDITS, verdict
+from tests.lib.escape_edits import EDITS, assert_refused_where_undone
 from tests.lib.generated import sample
 
 OPS = {  # edit -> (undoing, other): an in-place operator on `{v}`
@@ -38,9 +38,4 @@ def test_an_in_place_operator_through_another_name_is_read(tmp_path: Path, edit:
     holder = "A" if route == "alias" else "d"
     op = OPS[edit][0 if key == "undo" else 1].format(v=holder)
     later = ROUTES[route].format(n=e.name, op=op)
-    refused, took, before = verdict(tmp_path, e, later)
-    assert took is not None, before
-    if not took:
-        assert refused is not None, f"applied, but the module ends without the edit:\n{before}"
-    else:
-        assert key == "other", f"the oracle: an undoing operator left the edit in effect\n{before}"
+    assert_refused_where_undone(tmp_path, e, later, key == "undo")

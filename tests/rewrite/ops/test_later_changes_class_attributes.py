@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lib.escape_edits import EDITS, verdict
+from tests.lib.escape_edits import EDITS, assert_refused_where_undone
 from tests.lib.generated import sample
 
 _TRY = "try:\n    {s}\nexcept Exception:\n    pass"  # the original may not hold what it takes away
@@ -43,9 +43,4 @@ def test_a_class_attribute_holding_the_value_is_followed_or_refused(
     statement = (e.undo if key == "undo" else e.twin).format(v=REACH[route])
     guarded = _TRY.format(s=statement)
     later = ROUTES[route].format(n=e.name, t=guarded, i=guarded.replace("\n", "\n        "))
-    refused, took, before = verdict(tmp_path, e, later)
-    assert took is not None, before
-    if not took:
-        assert refused is not None, f"applied, but the module ends without the edit:\n{before}"
-    else:
-        assert key == "twin", f"the oracle: the undoing statement left the edit in effect\n{before}"
+    assert_refused_where_undone(tmp_path, e, later, key == "undo")
