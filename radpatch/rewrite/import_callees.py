@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from radpatch.rewrite.evaluates_to import yields, yields_all
@@ -45,7 +46,7 @@ class Callees:
         self.aliases: dict[str, set[str]] = {}
         self.other: set[str] = set()  # names also bound to something else than a function or a name
         self.decorators: set[int] = set()
-        self.imported = imported(body)  # what its imports make of a name (rewrite.known_callees)
+        self._body = body
         named: set[int] = set()  # lambdas bound to a name, and targets so bound
         skip: set[int] = set()  # Names that are a call's callee, a decorator, a plain alias's value
         ran = list(own(body))
@@ -99,6 +100,11 @@ class Callees:
         out_at = self.let_out  # in the order let out: any time first, then by place
         self.in_order = sorted(self.escaped, key=lambda e: (out_at[id(e[0])] is not None, out_at[id(e[0])] or (0, 0)))
         self.every = every
+
+    @cached_property
+    def imported(self) -> dict[str, str]:
+        """What the scope's imports make of a name (rewrite.known_callees), read when first asked."""
+        return imported(self._body)
 
     def handed(self, call: ast.AST) -> set[int]:
         """The functions a call's arguments name as values (`map(_reset, ...)`, a lambda): ids."""
