@@ -21,20 +21,18 @@ import ast
 import builtins
 from collections.abc import Sequence
 
+from radpatch.rewrite.call_arguments import CallArguments, Escaped
 from radpatch.rewrite.import_callees import Callees
-from radpatch.rewrite.known_callees import pure_builtin, reads_only, short_text
+from radpatch.rewrite.known_callees import short_text
 from radpatch.rewrite.module_routes import (
     callee_name,
     comprehension_local,
-    looked_up,
-    method_form,
     module_keys,
     module_like,
     module_names,
     namespace_call,
-    own_class,
-    receiver,
 )
+from radpatch.rewrite.namespace_escapes import Namespaces
 from radpatch.rewrite.passed_values import reaches
 
 _BUILTINS = frozenset(dir(builtins))
@@ -49,18 +47,7 @@ _DISPLAYS = (ast.Tuple, ast.List, ast.Set, ast.Dict)
 _TESTS = (ast.If, ast.While, ast.Assert, ast.IfExp, ast.comprehension)
 
 
-class Escaped(ast.expr):
-    """A place where the value leaves what radpatch reads: later_changes refuses the edit there, with
-    `reason` (what happens to the value) and `at` (the node)."""
-
-    def __init__(self, at: ast.AST, reason: str) -> None:
-        super().__init__()
-        self.at, self.reason = at, reason
-        self.lineno = getattr(at, "lineno", 0)
-        self.col_offset = getattr(at, "col_offset", 0)
-
-
-class Escapes:
+class Escapes(CallArguments):
     """The uses of the value in one scope's code (`body`), judged: where it escapes."""
 
     def __init__(self, body: Sequence[ast.AST], name: str, kind: str) -> None:
@@ -76,6 +63,8 @@ class Escapes:
         walked = ast.walk(ast.Module(list(body), []))  # type: ignore[arg-type]
         self.defined = {n.name: n for n in walked if isinstance(n, ast.ClassDef)}
         self.classes = set(self.defined)
+        self.body, self.foreign = body, None
+        self.ns = Namespaces(body, self.parents, name, self.keys, self._own_code)  # att61 F7: `globals().get`
 
     def judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:
         """Where `node` (one node of the code that runs after the binding) is the value, or a display
@@ -87,6 +76,9 @@ class Escapes:
         return None if said is not None and self.kind == "function" and not elsewhere else said
 
     def _judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:
+        handed = self.ns.escape(node)
+        if handed is not None:
+            return Escaped(handed[0], f"{handed[1]}: {self.name} is passed to code radpatch does not read")
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id in names and not comprehension_local(node, self.parents):  # not `[X for X in ...]`
                 return self._context(node, names)
@@ -102,6 +94,8 @@ class Escapes:
         text does not tell may be it)."""
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and node.attr == self.name:
             return self.module(node.value)
+        if self.ns.keyed(node):
+            return True  # `globals()["CFG"]`, `h.__globals__.get("CFG")`
         if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Call, ast.Name)):
             spaces = namespace_call(node.value) or (isinstance(node.value, ast.Name) and node.value.id in self.spaces)
             return spaces and self._key_may_be(node.slice)
@@ -115,9 +109,6 @@ class Escapes:
 
     def module(self, node: ast.AST, strict: bool = False) -> bool:
         return module_like(node, self.imports, self.spaces, strict, self.keys)
-
-    def method_form(self, node: ast.AST) -> ast.Call | None:
-        return method_form(node, self.imports | self.classes)
 
     def _indexed(self, node: ast.AST) -> bool:
         parent = self.parents.get(id(node))
@@ -224,64 +215,10 @@ class Escapes:
         if call is not None and spread and self._followed(call):
             return None  # `f(*[CFG])`, `f(**{"d": CFG})`: every parameter may hold it (rewrite.later_runs)
         if call is not None and not spread:
-            if callee_name(call) in _SHOWN and self._builtin(call):
+            if callee_name(call) in _SHOWN and self._builtin(call) and self._maps_own(call):
                 return None
             return Escaped(call, f"{shown} is passed to {short_text(call.func)} in a display")
         return Escaped(display, f"{shown} is put in a display")
-
-    def _argument(self, call: ast.Call, arg: ast.AST, shown: str) -> Escaped | None:
-        """The value as an argument of `call`: a function the walk follows or treats as unknown (its
-        rule: every function let out may get it), a pure builtin, `functools.partial`, a method
-        of it called another way (`method_form`, judged as that method's call)."""
-        callee = call.func
-        form = self.method_form(call)
-        if form is not None and receiver(form) is arg:
-            return None
-        if self._followed(call) or (pure_builtin(call) and self._builtin(call)):
-            return None
-        if isinstance(callee, ast.Name) and callee.id in ("setattr", "delattr") and call.args and call.args[0] is arg:
-            return None  # judged as an attribute store (later_attributes)
-        if short_text(callee) in ("functools.partial", "partial"):
-            return None  # the function it gets runs as one let out (rewrite.later_runs)
-        if reads_only(callee, self.scope.imported, self.kind):
-            return None
-        if short_text(callee) in ("contextlib.nullcontext", "nullcontext") and isinstance(
-            self.parents.get(id(call)), ast.withitem
-        ):
-            return None  # `with nullcontext(CFG) as d`: d is an alias (rewrite.passed_values)
-        if isinstance(callee, ast.Lambda):
-            return None
-        if looked_up(callee, self.imports) in self.scope.functions:
-            return None  # the module's function by its name as a string: followed (rewrite.implicit_runs)
-        if own_class(callee, self.defined):
-            return None  # its `__init__`/`__new__`, or the method, is followed with it (rewrite.implicit_runs)
-        if isinstance(callee, ast.Subscript) and isinstance(callee.value, ast.Name):
-            if callee.value.id not in self.imports | self.classes | _BUILTINS:
-                return None  # `HANDLERS[0](CFG)`: a function let out, as an unknown callee
-        if isinstance(callee, ast.Name) and callee.id not in self.imports | self.classes | _BUILTINS:
-            return None  # a parameter, a loop variable, a name the walk cannot tell: the unknown-callee rule
-        return Escaped(call, f"{shown} is passed to {short_text(callee)}")
-
-    def _called_only(self, fn: ast.AST | None) -> bool:
-        """A def of the scope's own code never let out as a value: only a call by its name runs it."""
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.decorator_list:
-            return False
-        if isinstance(self.parents.get(id(fn)), ast.ClassDef):
-            return False  # a method: Python may run it without a call naming it (rewrite.implicit_runs)
-        return fn in self.scope.functions.get(fn.name, []) and all(f is not fn for f, _ in self.scope.escaped)
-
-    def _followed(self, call: ast.Call) -> bool:
-        if not isinstance(call.func, ast.Name):
-            return False
-        fns, unknown = self.scope.resolve(call.func.id)
-        return bool(fns) and not unknown
-
-    def _builtin(self, call: ast.Call) -> bool:
-        return isinstance(call.func, ast.Name) and call.func.id not in self.imports | self.classes | _own(self.scope)
-
-
-def _own(scope: Callees) -> set[str]:
-    return set(scope.functions) | scope.other | set(scope.aliases)
 
 
 def _passes(parent: ast.AST, child: ast.AST) -> bool:

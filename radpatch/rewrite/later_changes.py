@@ -47,6 +47,12 @@ _KEEP = {
     },
     "tuple": {"index", "count", "__contains__", "__getitem__", "__len__", "__iter__"},
 }
+# an object's attributes that hold all of its others, and its dunder methods that change none of them
+_WHOLE = frozenset({"__dict__", "__class__"})
+_DUNDER_READS = frozenset(
+    {"__getattribute__", "__getattr__", "__repr__", "__str__", "__format__", "__eq__", "__ne__", "__hash__"}
+    | {"__len__", "__iter__", "__contains__", "__getitem__", "__bool__", "__dir__", "__sizeof__", "__getstate__"}
+)
 # methods whose first argument is the one key or element they change
 _ONE = {"dict": {"pop", "setdefault", "__setitem__", "__delitem__"}, "set": {"add", "discard", "remove"}}
 _ONE["list"] = {"remove"}
@@ -131,10 +137,11 @@ def later_attributes(
             continue
         node = uses.method_form(node) or node  # `object.__setattr__(B, k, 1)`: `setattr(B, k, 1)`
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) and _named(node.value, names, uses):
-            if node.attr == attr and id(node) not in aug:
+            if (node.attr == attr and id(node) not in aug) or node.attr in _WHOLE:  # att61 F3: `B.__dict__ = {...}`
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _named(node.func.value, names):
-            if _setter(node.func.attr) == _setter("set" + attr):  # `T.setDaemon(True)`, `T.set_daemon(...)`
+            method = node.func.attr  # `T.setDaemon(True)`, `T.set_daemon(...)`; `B.__init__()` again (att61 F3)
+            if _setter(method) == _setter("set" + attr) or (method.startswith("__") and method not in _DUNDER_READS):
                 out.append(shown)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
             if node.args and _named(node.args[0], names):

@@ -62,9 +62,22 @@ def in_effect(before: list[Any], after: list[Any], element: Any, mode: str) -> b
 
 
 def dynamic(s: ast.AST) -> bool:
-    """A node that may reach a name other than by it (`globals()`, `vars()`, `exec`): the list, a key variable."""
+    """A node that may reach a name other than by it (`globals()`, `vars()`, `exec`, `sys.modules`, a frame's
+    `f_globals`): the list, a key variable."""
     calls = (n.func.id for n in ast.walk(s) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
-    return any(c in ("globals", "vars", "locals", "exec", "eval", "setattr", "getattr") for c in calls)
+    if any(c in ("globals", "vars", "locals", "exec", "eval", "setattr", "getattr", "__import__") for c in calls):
+        return True
+    return any(isinstance(n, ast.Attribute) and n.attr in _REFLECTIVE and not _own(n) for n in ast.walk(s))
+
+
+def _own(node: ast.Attribute) -> bool:
+    """`self.__dict__`, `cls.__dict__`: an instance's or class's own, not the module's."""
+    return node.attr == "__dict__" and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+
+
+# attributes that reach the module's namespace or object: a frame's, a function's, `sys.modules`, `importlib`'s
+_REFLECTIVE = frozenset({"f_globals", "f_locals", "__globals__", "__dict__", "modules", "import_module"})
+_REFLECTIVE |= {"__getattribute__"}
 
 
 def _step(s: ast.stmt, name: str) -> _Step | None:

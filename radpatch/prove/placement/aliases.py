@@ -152,9 +152,12 @@ def in_body(aliases: Aliases, f: ast.AST) -> Aliases:
 def _spellings(statements: Iterable[ast.stmt], module: str, attr: str) -> Iterator[str]:
     """The module's spellings of `module.attr`: itself, `_s.attr` after `import module as _s`,
     `attr` after `from module import attr` (or its `as` name)."""
-    yield f"{module}.{attr}"
+    yield from (said := {f"{module}.{attr}"})
     for s in statements:
-        if isinstance(s, ast.Import):
+        if isinstance(s, ast.Assign) and chain(s.value) in said:  # `d = sys.modules` (att61 F7)
+            said |= {t.id for t in s.targets if isinstance(t, ast.Name)}
+            yield from said
+        elif isinstance(s, ast.Import):
             yield from (f"{a.asname}.{attr}" for a in s.names if a.name == module and a.asname)
         elif isinstance(s, ast.ImportFrom) and s.module == module and not s.level:
             yield from (a.asname or a.name for a in s.names if a.name == attr)
@@ -187,6 +190,7 @@ def _namespace_call(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
 
 
 _LOCALS_CALLS = ("vars", "locals", "builtins.vars", "builtins.locals")
+_FRAME_NAMESPACES = frozenset({"f_globals", "f_locals", "__globals__"})
 _NAMESPACE_CALLS = ("globals", "builtins.globals", *_LOCALS_CALLS)
 
 
@@ -203,6 +207,10 @@ def namespace(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
     assignment expression (`(_g := globals())`)."""
     node = bare(node)
     if _namespace_call(node, aliases) or isinstance(node, ast.Name) and node.id in aliases.namespace:
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Lambda) and not node.args:
+        return namespace(node.func.body, aliases)  # `(lambda: globals())()`; a frame's, a def's (att61 F7):
+    if isinstance(node, ast.Attribute) and node.attr in _FRAME_NAMESPACES:  # `sys._getframe().f_globals`
         return True
     if isinstance(node, ast.Call) and chain(node.func) == "vars" and len(node.args) == 1:
         return chain(node.args[0], aliases) == "<module>"

@@ -74,6 +74,7 @@ def call_stores(call: ast.Call, aliases: Aliases) -> list[Store]:
     sets = setattr_call(call, aliases)
     if sets is not None:
         return [(sets[0], _literal(sets[1]))]
+    call = _type_method(call)
     how = chain(call.func)
     if how in ("exec", "eval", "builtins.exec", "builtins.eval"):
         return [(None, None)] if len(call.args) < 2 or namespace(call.args[1], aliases) else []
@@ -86,6 +87,19 @@ def call_stores(call: ast.Call, aliases: Aliases) -> list[Store]:
         return []
     handed = [*call.args, *(k.value for k in call.keywords)]
     return [(None, None)] if any(_holds_module(a, aliases) for a in handed) else []
+
+
+def _type_method(call: ast.Call) -> ast.Call:
+    """`dict.update(globals(), X=1)` (a type's method called on its first argument) as `globals().update(X=1)`
+    (att61 F7); any other call as it is."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and chain(func.value) in _TYPES and call.args:
+        if not isinstance(call.args[0], ast.Starred):
+            return ast.Call(ast.Attribute(call.args[0], func.attr, ast.Load()), call.args[1:], call.keywords)
+    return call
+
+
+_TYPES = frozenset({"dict", "object", "type", "builtins.dict", "builtins.object"})
 
 
 def _namespace_method(method: str, call: ast.Call) -> list[Store]:

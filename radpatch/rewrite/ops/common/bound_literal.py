@@ -14,7 +14,7 @@ import libcst as cst
 
 from radpatch.errors import RadpatchError
 from radpatch.registry.code import expression_text
-from radpatch.rewrite.escapes import Escaped
+from radpatch.rewrite.call_arguments import Escaped
 from radpatch.rewrite.implicit_runs import shown_text
 from radpatch.rewrite.later_changes import later_attributes, later_changes
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of

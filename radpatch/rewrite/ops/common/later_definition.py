@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
-from radpatch.rewrite.escapes import Escaped
+from radpatch.rewrite.call_arguments import Escaped
 from radpatch.rewrite.implicit_runs import shown_text
 from radpatch.rewrite.later_changes import later_attributes
 from radpatch.rewrite.later_runs import Unfollowed, runs_after
