@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+from radpatch import source_lines
 from radpatch.errors import Inexpressible, RefusedError, Undecodable
 from radpatch.importing import exclude_word
 from radpatch.importing.import_steps import DiffFile, ImportStep, Value
@@ -67,13 +68,21 @@ class EntrySpec:
     )
 
 
+_YAML_BREAKS = frozenset("\x85\u2028\u2029")
+
+
 class _Dumper(yaml.SafeDumper):
     pass
 
 
 def _str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-    if "\n" in data and not any(line != line.rstrip() for line in data.splitlines()) and "\t" not in data:
+    # a block only where YAML reads the lines back as they are: NEL, U+2028 and U+2029 are line breaks to
+    # YAML (NEL is read back as "\n"), and a line's trailing blank would be lost (lines: Python's)
+    lines = source_lines.split(data)
+    if "\n" in data and not _YAML_BREAKS & set(data) and all(ln == ln.rstrip() for ln in lines) and "\t" not in data:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    if _YAML_BREAKS & set(data):  # PyYAML's plain and single-quoted forms lose them: escaped, in double quotes
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
 
 
