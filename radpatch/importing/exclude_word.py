@@ -4,11 +4,15 @@ exactly the file named and nothing else (att60 F04).
 --exclude takes an fnmatch glob, so `[`, `*` and `?` in a name are written as one-character
 classes (`pkg/[x].py` becomes `pkg/[[]x].py`, which matches only that name). The glob is then
 quoted for a POSIX shell: in single quotes, a `'` in the name as `'"'"'`. A name that is not
-UTF-8 text (a byte of it decoded as a surrogate) or holds a character that does not print (a tab,
-a newline) is written in `$'...'` quoting instead (bash, zsh, ksh and POSIX.1-2024 sh), each such
-byte as `\\xHH`: the shell hands radpatch the name's own bytes."""
+UTF-8 text (a byte of it decoded as a surrogate), holds a character that does not print (a tab,
+a newline) or is not in NFC (macOS writes names in NFD; a terminal may not paste the combining
+characters back as they were) is written in `$'...'` quoting instead (bash, zsh, ksh and
+POSIX.1-2024 sh), each byte that is not printable ASCII as `\\xHH`: the shell hands radpatch the
+name's own bytes."""
 
 from __future__ import annotations
+
+import unicodedata
 
 _GLOB = {"[": "[[]", "*": "[*]", "?": "[?]"}
 
@@ -20,7 +24,8 @@ def glob(name: str) -> str:
 
 def shell_word(text: str) -> str:
     """`text` quoted as one word of a POSIX shell (always quoted, so a glob is never expanded)."""
-    if all(ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+    plain = all(ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+    if plain and unicodedata.is_normalized("NFC", text):
         return "'" + text.replace("'", "'\"'\"'") + "'"
     out = []
     for ch in text:
@@ -28,7 +33,7 @@ def shell_word(text: str) -> str:
             out.append(f"\\x{ord(ch) - 0xDC00:02x}")
         elif ch in "\\'":
             out.append("\\" + ch)
-        elif ch.isprintable():
+        elif ch.isascii() and ch.isprintable():
             out.append(ch)
         else:
             out.extend(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass"))

@@ -7,7 +7,9 @@ module), and what a section left out held, for its `left out:` line."""
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,7 +146,47 @@ def patched_file(
             f"leave it out with {exclude_word.option(resolved.rel)} (and ship it another way)",
             resolved.rel,
         )
+    other = other_spelling(files, rel) if files.read(rel) is None else None
+    if other is not None:  # att60 F07: apply refused it as drifted, "someone else changed the file"
+        mac = ", as macOS writes names" if _form(rel) == "NFD" else ""
+        raise SectionRefused(
+            f"{where}: the patch creates {rel}, but the install has {other}, the same name in another Unicode "
+            f"form (the patch's in {_form(rel)}{mac}; the install's in {_form(other)}): Python imports both as "
+            "one module",
+            f"to change the installed module, make the patch from {other} as installed; else leave this file out "
+            f"with {exclude_word.option(resolved.rel)}",
+            resolved.rel,
+        )
     return rel, resolved.rel
+
+
+def other_spelling(files: SeriesFiles, rel: str) -> str | None:
+    """The file there is (installed, or created earlier in the series) whose path is `rel` in another
+    Unicode spelling (NFD where it is NFC): Python reads a module's name as NFKC, so the two would
+    be one module, and GNU patch would create a second file no import finds. None when there is none."""
+    key = unicodedata.normalize("NFKC", rel)
+    for r, t in files.text.items():
+        if t is not None and r != rel and unicodedata.normalize("NFKC", r) == key:
+            return r
+    here, found = files.site, []
+    for part in rel.split("/"):
+        if (here / part).exists() or not here.is_dir():
+            name = part
+        else:
+            want = unicodedata.normalize("NFKC", part)
+            try:
+                names = sorted(os.listdir(here))
+            except OSError:
+                return None
+            name = next((n for n in names if unicodedata.normalize("NFKC", n) == want), part)
+        found.append(name)
+        here = here / name
+    other = "/".join(found)
+    return other if other != rel and here.is_file() and files.read(other) is not None else None
+
+
+def _form(name: str) -> str:
+    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, name)), "not NFC or NFD")
 
 
 def _refuse_editable(at: str, section: sections.FilePatch, files: SeriesFiles, options: SeriesOptions) -> None:
