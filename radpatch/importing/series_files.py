@@ -186,7 +186,7 @@ def other_spelling(files: SeriesFiles, rel: str) -> str | None:
 
 
 def _form(name: str) -> str:
-    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, name)), "not NFC or NFD")
+    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, name)), "neither NFC nor NFD")
 
 
 def _refuse_editable(at: str, section: sections.FilePatch, files: SeriesFiles, options: SeriesOptions) -> None:

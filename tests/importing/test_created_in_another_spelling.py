@@ -14,15 +14,39 @@ from pathlib import Path
 
 import pytest
 
+from radpatch.importing.series_files import SeriesFiles, other_spelling
 from tests.lib.importing import clean_env, pip_install
 from tests.lib.wheels import build_wheel
-
-pytestmark = pytest.mark.wheel
 
 NFC, NFD = "caf\u00e9", "cafe\u0301"
 EDIT = b"--- a/rpnfd/mod.py\n+++ b/rpnfd/mod.py\n@@ -1,2 +1,2 @@\n def f(x):\n-    return x + 1\n+    return x + 2\n"
 
 
+@pytest.mark.parametrize(
+    ("installed", "created", "other"),
+    [
+        ("p/caf\u00e9.py", "p/cafe\u0301.py", True),
+        ("p/cafe\u0301.py", "p/caf\u00e9.py", True),
+        ("p\u00e9/m.py", "pe\u0301/m.py", True),  # the directory in another form
+        ("p/fix.py", "p/\ufb01x.py", True),  # a ligature: Python reads `\ufb01x` as `fix`
+        ("p/cafe.py", "p/caf\u00e9.py", False),
+        ("p/caf\u00e9.py", "p/caf\u00e9.py", False),  # the same file: not another spelling
+    ],
+)
+def test_the_other_spelling_is_found_on_disk_and_in_the_series(
+    tmp_path: Path, installed: str, created: str, other: bool
+) -> None:
+    (tmp_path / installed).parent.mkdir(parents=True)
+    (tmp_path / installed).write_text("X = 0\n")
+    files = SeriesFiles(tmp_path)
+    assert other_spelling(files, created) == (installed if other else None)
+    files.text[installed] = None  # the series deleted it: nothing is in the way
+    assert other_spelling(files, created) is None
+    files.text["p/made\u00e9.py"] = "Y = 1\n"  # created earlier in the series
+    assert other_spelling(files, "p/made" + "e\u0301.py") == "p/made\u00e9.py"
+
+
+@pytest.mark.wheel
 @pytest.mark.parametrize(("installed", "created"), [(NFC, NFD), (NFD, NFC)])
 def test_a_new_module_spelled_as_an_installed_one_is_refused_for_what_it_is(
     tmp_path: Path, installed: str, created: str
