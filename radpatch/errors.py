@@ -94,6 +94,16 @@ class PartlyPutBack(RefusedError):
         self.on = list(on)
 
 
+class SectionRefused(RefusedError):
+    """import refused a section of a patch file no entry can say (a binary patch, a link, a rename, a
+    file that is not an importable module); `excluded` is the file's name after -p, which the hint's
+    --exclude leaves out (importing.patch_series gathers every such section into one refusal)."""
+
+    def __init__(self, message: str, hint: str, excluded: str) -> None:
+        super().__init__(message, hint)
+        self.excluded = excluded
+
+
 class Undecodable(RadpatchError, ValueError):
     """Bytes that do not decode as Python source (PEP 263), or do not round-trip through their
     encoding (rewrite.source.decode); a ValueError as before, for callers that catch one."""

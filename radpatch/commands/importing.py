@@ -19,7 +19,7 @@ from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
-from radpatch.importing import dry_run, emit, entry_files, patch_series, replay, series_files
+from radpatch.importing import dry_run, emit, entry_files, exclude_word, patch_series, replay, series_files
 from radpatch.importing.owners import Owners, one_distribution, refuse_new_in_namespace
 from radpatch.registry import versions
 from radpatch.registry.catalog import shipped_registry
@@ -65,7 +65,7 @@ def run(
         more = f" (and {len(unsaid) - 1} more file{'s' if len(unsaid) > 2 else ''} like it)" if len(unsaid) > 1 else ""
         raise RefusedError(
             f"{label}: {why}{more}",
-            f"no file of the patches has a code change to import: leave it out with --exclude '{first}', "
+            f"no file of the patches has a code change to import: leave it out with {exclude_word.option(first)}, "
             "or make the change another way",
         )
     if not kept:

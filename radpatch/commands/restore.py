@@ -22,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from radpatch import source_lines
 from radpatch.commands.options import wheel_of
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
@@ -105,7 +106,7 @@ def _what(t: RestoreFile, data: bytes) -> str:
     except UnicodeDecodeError:
         return f"was changed ({len(t.current)} -> {len(data)} bytes)"
     plus = minus = 0
-    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0):
+    for line in difflib.unified_diff(source_lines.split(old), source_lines.split(new), lineterm="", n=0):
         if line.startswith("+") and not line.startswith("+++"):
             plus += 1
         elif line.startswith("-") and not line.startswith("---"):

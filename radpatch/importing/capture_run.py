@@ -78,6 +78,7 @@ def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
             f"cannot capture in {found.dist.root}: {pending}",
             "run `radpatch apply` (or `radpatch revert`) to complete the interrupted run, then capture again",
         )
+    _name_free(req.name, found)
     say_left_out(found.left_out, say)
     if not found.edited and found.dist.editable:  # its code is in the source tree, edited there if anywhere
         where = next(iter(editable.sources(found.dist).values()), found.dist.root)
@@ -103,6 +104,21 @@ def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
     _need_entries(req.name, {r: "the new code imports what it created" for r in made.requires}, entries)
     say_left_out(made.layout_only, say)
     return Prepared(found, made)
+
+
+def _name_free(name: str, found: capture.CapturedEdits) -> None:
+    """No entry of that name is applied here: radpatch's record names each applied entry once (att60 F08:
+    one recorded from another registry read as an entry the capture would require, and then as a.yaml
+    existing already)."""
+    taken = Store(found.dist.root).records().get(name)
+    if taken is not None:
+        files = ", ".join(dict.fromkeys(f.path for f in taken.files)) or "no file"
+        raise RefusedError(
+            f"the name {name} is taken: an entry {name} is applied to {taken.distribution} {taken.version} here "
+            f"(radpatch's record; it changed {files}), and capture writes a new entry",
+            f"choose another NAME: radpatch --registry DIR capture {name}_2 ... (DIR: the registry holding "
+            f"{name}.yaml) captures the edits as an entry of their own, on top of {name} where they edit its files",
+        )
 
 
 def _undone(undone: tuple[capture.Undone, ...]) -> str:

@@ -22,7 +22,9 @@ from pathlib import Path
 
 import yaml
 
+from radpatch import source_lines
 from radpatch.errors import Inexpressible, RefusedError, Undecodable
+from radpatch.importing import exclude_word
 from radpatch.importing.import_steps import DiffFile, ImportStep, Value
 from radpatch.importing.rewrites import rewrites
 from radpatch.rewrite.source import decode
@@ -61,7 +63,12 @@ class EntrySpec:
     changes: tuple[DiffFile, ...]
     description: str = ""  # the entry's description; "" for import's (the patch file it came from)
     written_by: str = "radpatch import"  # the command named in payload headers
-    leave_out: str = "leave it out with --exclude '{name}'"  # a refusal's way out, in the command's own options
+    leave_out: str = (
+        "leave it out with {exclude}"  # a refusal's way out, in the command's own options ({name}: the file)
+    )
+
+
+_YAML_BREAKS = frozenset("\x85\u2028\u2029")
 
 
 class _Dumper(yaml.SafeDumper):
@@ -69,8 +76,13 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-    if "\n" in data and not any(line != line.rstrip() for line in data.splitlines()) and "\t" not in data:
+    # a block only where YAML reads the lines back as they are: NEL, U+2028 and U+2029 are line breaks to
+    # YAML (NEL is read back as "\n"), and a line's trailing blank would be lost (lines: Python's)
+    lines = source_lines.split(data)
+    if "\n" in data and not _YAML_BREAKS & set(data) and all(ln == ln.rstrip() for ln in lines) and "\t" not in data:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    if _YAML_BREAKS & set(data):  # PyYAML's plain and single-quoted forms lose them: escaped, in double quotes
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
 
 
@@ -107,7 +119,7 @@ def build(spec: EntrySpec) -> Entry:
     fallbacks: list[str] = []
     ids: dict[str, int] = {}
     for change in spec.changes:
-        for step in _steps(spec.label, change, fallbacks, spec.leave_out.format(name=change.name or change.rel)):
+        for step in _steps(spec.label, change, fallbacks, _leave_out(spec.leave_out, change.name or change.rel)):
             rid = _id(step, ids, keys[change.rel])
             fields: dict[str, Value] = dict(step.keys)
             if step.op == "insert_definitions":
@@ -169,6 +181,10 @@ def _python(label: str, change: DiffFile, side: str, text: str) -> tuple[str, st
             f"{label}: {change.rel}: the {side} module is not text in the encoding Python reads it in ({exc})",
             "radpatch rewrites Python source: check the file's coding declaration and the patch",
         )
+
+
+def _leave_out(template: str, name: str) -> str:
+    return template.format(name=name, exclude=exclude_word.option(name))
 
 
 def _steps(label: str, change: DiffFile, fallbacks: list[str], leave_out: str) -> tuple[ImportStep, ...]:

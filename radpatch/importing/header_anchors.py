@@ -26,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from radpatch import source_lines
 from radpatch.errors import Position, RadpatchError
 from radpatch.importing.enclosing_clauses import enclosing
 from radpatch.importing.import_steps import ImportStep, Value
@@ -61,7 +62,7 @@ def anchored(before: str, after: str, chosen: tuple[ImportStep, ...]) -> tuple[I
             known[j] = _place(op, chosen[j], installed) if op is not None else None
         return known[j]
 
-    lines = before.splitlines()
+    lines = source_lines.split(before)
     out = list(chosen)
     for i in counted:
         op, where = ops[i], place(i)

@@ -13,8 +13,8 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch.errors import RadpatchError, RefusedError
-from radpatch.importing import depends, emit, hunks, sections, stacking, unified
+from radpatch.errors import RadpatchError, RefusedError, SectionRefused
+from radpatch.importing import depends, emit, exclude_word, hunks, sections, stacking, unified
 from radpatch.importing.import_steps import DiffFile
 from radpatch.importing.owners import Owners
 from radpatch.importing.series_files import (
@@ -103,7 +103,7 @@ def apply_series(
                 raise RefusedError(
                     f"{label}:{section.header_line}: {rel}: the patch deletes this module; radpatch cannot "
                     "express deleting a module",
-                    f"leave it out with --exclude '{name}' (and delete the file another way)",
+                    f"leave it out with {exclude_word.option(name)} (and delete the file another way)",
                 )
             firsts.setdefault(rel, before)
             shown.setdefault(rel, name)
@@ -149,16 +149,16 @@ def _refuse_every_left_out(patches: list[tuple[str, bytes]], files: SeriesFiles,
                 continue
             try:
                 patched_file(label, section, files, options)
-            except RadpatchError as exc:
-                glob = exc.hint.partition("--exclude '")[2].partition("'")[0] if exc.hint else ""
-                if glob and exc.hint.startswith("leave it out with --exclude"):
-                    found.append((exc, glob))
+            except SectionRefused as exc:
+                found.append((exc, exc.excluded))
+            except RadpatchError:
+                pass
     if len(found) > 1:
-        first, globs = found[0][0], list(dict.fromkeys(g for _, g in found))
+        first, names = found[0][0], list(dict.fromkeys(g for _, g in found))
         raise RefusedError(
             f"{first.message} (and {len(found) - 1} more section{'s' if len(found) > 2 else ''} no entry can say: "
-            f"{', '.join(globs[1:])})",
-            f"leave them out with {' '.join(f'--exclude {g!r}' for g in globs)} (and ship them another way)",
+            f"{', '.join(names[1:])})",
+            f"leave them out with {' '.join(exclude_word.option(g) for g in names)} (and ship them another way)",
         )
 
 

@@ -7,12 +7,14 @@ module), and what a section left out held, for its `left out:` line."""
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from radpatch.errors import RefusedError
-from radpatch.importing import paths, sections
+from radpatch.errors import RefusedError, SectionRefused
+from radpatch.importing import exclude_word, paths, sections
 from radpatch.install import editable, wheel_record
 from radpatch.install.environment import linked_directory
 
@@ -66,40 +68,46 @@ def patched_file(
 ) -> tuple[str, str]:
     """(the file relative to the site directory, its name in the patch after -p: what --exclude matches)."""
     where = f"{label}:{section.header_line}"
-    leave_out = f"leave it out with --exclude '{section.shown}' (and ship it another way)"
+    shown = section.shown
+    leave_out = f"leave it out with {exclude_word.option(shown)} (and ship it another way)"
     if section.binary:
-        raise RefusedError(
+        raise SectionRefused(
             f"{where}: binary patch for {section.shown}: radpatch (like GNU patch) cannot apply it; radpatch "
             "rewrites Python source only",
             leave_out,
+            shown,
         )
     special = {0o120000: "a symbolic link", 0o160000: "a git submodule (gitlink)"}
     kind = special.get(section.new_mode) or special.get(section.old_mode)
     if kind:
-        raise RefusedError(
+        raise SectionRefused(
             f"{where}: {section.shown} is {kind} in the patch (git mode "
             f"{section.new_mode or section.old_mode:o}); radpatch writes Python source, not links",
             leave_out,
+            shown,
         )
     if section.rename:
-        raise RefusedError(
+        raise SectionRefused(
             f"{where}: a git rename of {section.old_name or '?'} to {section.shown}; radpatch cannot express "
             f"moving a module (it would delete {section.old_name or 'the old module'})",
-            f"leave it out with --exclude '{section.shown}' (and move the module another way)",
+            f"leave it out with {exclude_word.option(shown)} (and move the module another way)",
+            shown,
         )
     if not section.hunks and not section.copy and section.old_missing < 2 and section.new_missing < 2:
         # a git section that neither creates, deletes nor copies a file and has no hunk: a mode change
         old, new = section.old_mode, section.new_mode
         if old and new and old != new:
-            raise RefusedError(
+            raise SectionRefused(
                 f"{where}: {section.shown} changes only its mode ({old:o} -> {new:o}); radpatch cannot express "
                 "a mode change",
                 leave_out,
+                shown,
             )
-        raise RefusedError(
+        raise SectionRefused(
             f"{where}: the git section of {section.shown} has no hunk and creates, deletes, copies or renames "
             "no file: there is no change to import",
             leave_out,
+            shown,
         )
     if section.copy:  # the new name is the file patched (created); the old name the copy's source
         section = sections.FilePatch(
@@ -114,9 +122,10 @@ def patched_file(
     if rel.startswith("../") or rel == "..":
         raise RefusedError(f"{where}: {rel} is outside the site directory", "check -d and -p")
     if not rel.endswith(".py"):
-        raise RefusedError(
+        raise SectionRefused(
             f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
-            f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
+            f"leave it out with {exclude_word.option(resolved.rel)} (and ship it another way)",
+            resolved.rel,
         )
 
     def recorded() -> list[str]:  # every distribution's RECORD paths: read only where a link is found
@@ -124,18 +133,60 @@ def patched_file(
 
     link = files.site / rel if (files.site / rel).is_symlink() else linked_directory(files.site, rel, recorded)
     if link is not None:  # att60 F10: apply would refuse it, or write outside the install
-        raise RefusedError(
+        raise SectionRefused(
             f"{where}: {link} is a symbolic link: radpatch does not write through links",
-            f"leave it out with --exclude '{resolved.rel}' (and patch the file it points to another way)",
+            f"leave it out with {exclude_word.option(resolved.rel)} (and patch the file it points to another way)",
+            resolved.rel,
         )
     odd = [part for part in rel.removesuffix(".py").split("/") if not part.isidentifier()]
     if odd:  # att59 F6: `toypkg/data-files/tool.py` has no dotted module name an entry could give
-        raise RefusedError(
+        raise SectionRefused(
             f"{where}: {rel} cannot be imported as a module ({odd[0]!r} is not a Python name), so no registry "
             "entry can name it; radpatch rewrites importable modules only",
-            f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
+            f"leave it out with {exclude_word.option(resolved.rel)} (and ship it another way)",
+            resolved.rel,
+        )
+    other = other_spelling(files, rel) if files.read(rel) is None else None
+    if other is not None:  # att60 F07: apply refused it as drifted, "someone else changed the file"
+        mac = ", as macOS writes names" if _form(rel) == "NFD" else ""
+        raise SectionRefused(
+            f"{where}: the patch creates {rel}, but the install has {other}, the same name in another Unicode "
+            f"form (the patch's in {_form(rel)}{mac}; the install's in {_form(other)}): Python imports both as "
+            "one module",
+            f"to change the installed module, make the patch from {other} as installed; else leave this file out "
+            f"with {exclude_word.option(resolved.rel)}",
+            resolved.rel,
         )
     return rel, resolved.rel
+
+
+def other_spelling(files: SeriesFiles, rel: str) -> str | None:
+    """The file there is (installed, or created earlier in the series) whose path is `rel` in another
+    Unicode spelling (NFD where it is NFC): Python reads a module's name as NFKC, so the two would
+    be one module, and GNU patch would create a second file no import finds. None when there is none."""
+    key = unicodedata.normalize("NFKC", rel)
+    for r, t in files.text.items():
+        if t is not None and r != rel and unicodedata.normalize("NFKC", r) == key:
+            return r
+    here, found = files.site, []
+    for part in rel.split("/"):
+        if (here / part).exists() or not here.is_dir():
+            name = part
+        else:
+            want = unicodedata.normalize("NFKC", part)
+            try:
+                names = sorted(os.listdir(here))
+            except OSError:
+                return None
+            name = next((n for n in names if unicodedata.normalize("NFKC", n) == want), part)
+        found.append(name)
+        here = here / name
+    other = "/".join(found)
+    return other if other != rel and here.is_file() and files.read(other) is not None else None
+
+
+def _form(name: str) -> str:
+    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, name)), "neither NFC nor NFD")
 
 
 def _refuse_editable(at: str, section: sections.FilePatch, files: SeriesFiles, options: SeriesOptions) -> None:
@@ -158,9 +209,10 @@ def copied_from(label: str, section: sections.FilePatch, files: SeriesFiles, opt
     resolved = paths.resolve(label, source, files.tree(options.directory), options.strip)
     rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
     if not rel.endswith(".py"):
-        raise RefusedError(
+        raise SectionRefused(
             f"{label}:{section.header_line}: {rel} is not a Python module; radpatch rewrites .py files only",
-            f"leave the copy out with --exclude '{section.shown}' (and ship it another way)",
+            f"leave the copy out with {exclude_word.option(section.shown)} (and ship it another way)",
+            section.shown,
         )
     return rel
 

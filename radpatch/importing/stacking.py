@@ -20,7 +20,7 @@ _SUBJECT = re.compile(rb"^Subject: \[PATCH[^\]]*?\b0*(\d+)/\d+\]", re.MULTILINE)
 def missing_lines(failed: list[Hunk], text: str | None) -> list[str]:
     """The lines (stripped, not blank) the failing hunks expect that the file has nowhere; every
     expected line when there is no file."""
-    have = {ln.strip() for ln in (text or "").splitlines()}
+    have = {ln.strip() for ln in sections.lines_of(text or "")}  # as patch reads the file: lines end at "\n"
     want = [t.strip() for h in failed for t in h.pattern if t.strip()]
     return [t for t in dict.fromkeys(want) if t not in have]
 

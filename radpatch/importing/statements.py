@@ -17,6 +17,8 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
+from radpatch import source_lines
+
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _CTX = re.compile(r", ctx=(Load|Store|Del)\(\)|ctx=(Load|Store|Del)\(\), |ctx=(Load|Store|Del)\(\)")
@@ -46,7 +48,7 @@ class Sources:
         """Both files' lines, and which lines of the after-file are added ones (`+` lines of a diff
         between them): a comment line there is the patch's own, a comment line elsewhere (the
         file's header, a comment above the anchor) is not, and an entry must not write it again."""
-        b, a = tuple(before.splitlines()), tuple(after.splitlines())
+        b, a = tuple(source_lines.split(before)), tuple(source_lines.split(after))
         kept: set[int] = set()
         for block in difflib.SequenceMatcher(None, b, a, autojunk=False).get_matching_blocks():
             kept.update(range(block.b + 1, block.b + block.size + 1))

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from radpatch import source_lines
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import adopt_bytes, onto, plan
@@ -197,7 +198,7 @@ def _other_edits(before: bytes, result: bytes, disk: bytes) -> str:
     import difflib
 
     def lines(data: bytes) -> list[str]:
-        return data.decode("utf-8", "replace").splitlines()
+        return source_lines.split(data.decode("utf-8", "replace"))
 
     def changed(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
         ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sys
 
+from radpatch import source_lines
 from radpatch.files.bytecode import checked_pyc
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.analysis import compiled, for_python, on_target, other_python
@@ -53,7 +54,7 @@ def _f_string_at(data: bytes, why: str) -> bool:
     at = _LINE.search(why)
     if at is None:
         return False
-    n, lines = int(at.group(1)), data.decode("utf-8", "replace").splitlines()
+    n, lines = int(at.group(1)), source_lines.split(data.decode("utf-8", "replace"))
     return 0 < n <= len(lines) and bool(_F_STRING.search(lines[n - 1]))
 
 

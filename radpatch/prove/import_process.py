@@ -66,7 +66,8 @@ class _Finder:
 import linecache
 for _path, _data in files.items():
     try:
-        _lines = importlib.util.decode_source(_data).splitlines(True)
+        _parts = importlib.util.decode_source(_data).split("\n")  # lines as Python counts them (not at ^L)
+        _lines = [_line + "\n" for _line in (_parts[:-1] if _parts[-1] == "" else _parts)]
     except Exception:
         continue
     linecache.cache[_path] = (len(_data), None, _lines, _path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from radpatch import source_lines
 from radpatch.errors import RefusedError
 from radpatch.files import read_regular
 from radpatch.prove import plan
@@ -183,7 +184,7 @@ def _markers_gone(rec: FileRecord, current: bytes, store: Store) -> str:
     if patched is None:
         return ""
     now = current.decode("utf-8", "replace")
-    marks = [line.strip() for line in patched.decode("utf-8", "replace").splitlines() if "# radpatch: " in line]
+    marks = [line.strip() for line in source_lines.split(patched.decode("utf-8", "replace")) if "# radpatch: " in line]
     return next((m[m.index("# radpatch: ") :] for m in marks if m not in now), "")
 
 

@@ -23,6 +23,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from radpatch import source_lines
 from radpatch.prove.refusal import Cause
 from radpatch.registry.model import Patch
 from radpatch.releases import imported_from
@@ -79,7 +80,7 @@ def binding(source: bytes, qualname: str, module: str, package: bool = False) ->
     site = _only_binding(body, name)
     if site is None or isinstance(site, _DEFS):
         return None  # defined here, bound (or deleted) more than once, or only in a block that may not run
-    lines = source.decode("utf-8", "replace").splitlines()
+    lines = source_lines.split(source.decode("utf-8", "replace"))
     text = lines[site.lineno - 1].strip() if site.lineno <= len(lines) else ""
     to = _target(site, name, body, module, package, defined)
     if to is None or to[1] == name:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 
+from radpatch import source_lines
 from radpatch.prove.names.closures import own_nodes
 from radpatch.releases import renamed
 from radpatch.releases.namespace_stores import dynamic, literal_stores
@@ -70,7 +71,7 @@ def found(source: bytes, qualname: str, module: str) -> Renamed | str | None:
         return None
     if defs[0].lineno > alias.lineno:
         return None
-    lines = source.decode("utf-8", "replace").splitlines()
+    lines = source_lines.split(source.decode("utf-8", "replace"))
     text = lines[alias.lineno - 1].strip() if alias.lineno <= len(lines) else ""
     why = rebinds(tree, cls, meth, tuple(outer))
     if why is not None:

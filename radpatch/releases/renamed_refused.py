@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from radpatch import source_lines
 from radpatch.releases import renamed
 from radpatch.releases.namespace_stores import _module_stores, dynamic
 from radpatch.rewrite.name_bindings import binding_sites
@@ -39,7 +40,7 @@ def why(
     to = renamed._target(site, name, body, module, rel.endswith("/__init__.py"), defined)
     if to is None:
         return None
-    lines = source.decode("utf-8", "replace").splitlines()
+    lines = source_lines.split(source.decode("utf-8", "replace"))
     text = lines[site.lineno - 1].strip() if site.lineno <= len(lines) else ""
     there = relpath_of(to[0])
     if to[1] == name:  # `from .planning import size`: the alias may live one hop on

@@ -22,6 +22,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from radpatch import source_lines
 from radpatch.prove.refusal import Cause, Refusal
 from radpatch.releases import imported_from
 from radpatch.releases.namespace_stores import (
@@ -89,7 +90,7 @@ def later(source: bytes, qualname: str, module: str = "", package: bool = False)
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lines = source.decode("utf-8", "replace").splitlines()
+    lines = source_lines.split(source.decode("utf-8", "replace"))
     bound = imported_from.modules_bound(tree.body, module, package)
     parts = qualname.split(".")
     container: ast.Module | ast.ClassDef = tree

@@ -27,6 +27,8 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from radpatch import source_lines
+
 if TYPE_CHECKING:
     from radpatch.rewrite.runner import Trace
 
@@ -72,7 +74,7 @@ def places(before: str, after: str) -> list[Place] | None:
         old, new = ast.parse(before), ast.parse(after)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    a, b = before.splitlines(), after.splitlines()
+    a, b = source_lines.split(before), source_lines.split(after)
     out = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":

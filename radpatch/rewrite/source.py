@@ -16,6 +16,7 @@ import textwrap
 import tokenize
 from dataclasses import dataclass, replace
 
+from radpatch import source_lines
 from radpatch.errors import RefusedError, Undecodable
 from radpatch.rewrite.top_bindings import DEFS, bindings, bound_names
 
@@ -54,7 +55,7 @@ def declared(text: str) -> str:
     """The encoding a module's text declares in its first two lines (PEP 263), UTF-8 without a
     declaration: how a module no file held before (create_module) is written, so its bytes are
     its content file's. Raises Undecodable for an encoding Python does not know."""
-    head = "".join(text.splitlines(keepends=True)[:2]).encode("utf-8", "surrogateescape")
+    head = "".join(source_lines.split(text, keepends=True)[:2]).encode("utf-8", "surrogateescape")
     try:
         return tokenize.detect_encoding(io.BytesIO(head).readline)[0]
     except SyntaxError as exc:

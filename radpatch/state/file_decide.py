@@ -191,8 +191,17 @@ def file_state(
             detail = f"does not apply as {', '.join(others)} left it: {why}"
             return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, detail, wheel, left_by=tuple(others))
     if t.creates and t.data is not None and not recorded and state is not State.APPLIED:
-        state, detail = State.DRIFTED, f"{relpath}: {in_the_way(wheel is not None)}"  # not an order, nor a change
+        # not an order, nor a change: nobody changed the file, so not "put the files back" (att60 F07)
+        detail, hint = f"{relpath}: {in_the_way(wheel is not None)}", in_the_way_hint(wheel is not None)
+        return FileState(module, path, relpath, rws, data, State.DRIFTED, detail, wheel, hint=hint)
     return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
+
+
+def in_the_way_hint(listed: bool) -> str:
+    """What to do where a file is in the way of the module an entry creates (in_the_way): nothing is to put back."""
+    if listed:
+        return "nothing is to put back: the entry creates a module this release installs, so change the entry"
+    return "nothing is to put back: delete the file if it is left over, then apply again"
 
 
 def in_the_way(listed: bool) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from packaging.version import Version
 
+from radpatch import source_lines
 from radpatch.errors import RadpatchError
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import Touch
@@ -108,7 +109,7 @@ def inserted(before: str, after: str) -> frozenset[tuple[int, str, bool]]:
     """Each run of lines `after` adds to `before`: (the last line of code before it in `before`,
     the indentation of its first line, whether it is imports only); for a change known only by
     its two texts (an applied entry's record: prove.overlaps.applied)."""
-    old, new = before.splitlines(), after.splitlines()
+    old, new = source_lines.split(before), source_lines.split(after)
     out: set[tuple[int, str, bool]] = set()
     for tag, i1, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         added = [ln for ln in new[j1:j2] if _code(ln)]

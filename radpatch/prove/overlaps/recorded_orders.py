@@ -21,6 +21,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from radpatch import source_lines
 from radpatch.prove.overlaps.applied_clash import _module
 from radpatch.prove.overlaps.applied_gaps import _link_texts
 from radpatch.prove.overlaps.entry_orders import run, same_code
@@ -81,9 +82,9 @@ def _texts(files: InstalledTexts, p: Patch, rw: Rewrite, r: PatchRecord) -> tupl
 def merged(base: str, theirs: str, ours: str) -> str | None:
     """`base` with the changes of `theirs` and of `ours` both made, when they change lines apart
     (neither overlapping nor adjacent); None otherwise."""
-    old = base.splitlines(keepends=True)
-    a = _edits(old, theirs.splitlines(keepends=True))
-    b = _edits(old, ours.splitlines(keepends=True))
+    old = source_lines.split(base, keepends=True)
+    a = _edits(old, source_lines.split(theirs, keepends=True))
+    b = _edits(old, source_lines.split(ours, keepends=True))
     for i1, i2, _ in a:
         for j1, j2, _ in b:
             if max(i1, j1) <= min(i2, j2):

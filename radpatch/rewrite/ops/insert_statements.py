@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from radpatch import source_lines
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
 from radpatch.registry.touch import Touch, boundary, code_trees, on_find
 from radpatch.rewrite.lazy import load
@@ -81,7 +82,7 @@ class InsertStatements(Operation):
         return ("find", self.scope, code_key(self.find), self.within)
 
     def may_be_present(self, text: str) -> bool:
-        lines = [ln.strip() for ln in self.code.splitlines() if ln.strip()]
+        lines = [ln.strip() for ln in source_lines.split(self.code) if ln.strip()]
         return all(ln in text for ln in lines)
 
     def forward(self, src: Source) -> Source:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from radpatch import source_lines
 from radpatch.registry.model import Fail, Field, Operation
 from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
@@ -99,7 +100,7 @@ def hole_problem(code: str) -> str | None:
     """Why the template's `__body__` cannot stand for a body: it shares its line with other code
     (`if x: __body__`, `x = 1; __body__`), where a block of statements cannot go."""
     text = textwrap.dedent(code)
-    lines = text.splitlines()
+    lines = source_lines.split(text)
     for n in ast.walk(ast.parse(text)):
         if isinstance(n, ast.Expr) and isinstance(n.value, ast.Name) and n.value.id == BODY:
             line = lines[n.lineno - 1]
