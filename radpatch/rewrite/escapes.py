@@ -69,10 +69,13 @@ class Escapes(CallArguments):
     def judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:
         """Where `node` (one node of the code that runs after the binding) is the value, or a display
         or container holding it, used other than as the walk reads: the escape, else None. A function
-        (set_default's) escapes only to code from elsewhere and by a method taken: kept in a display,
-        returned or stored, its defaults change only by what the walk judges (`f.__defaults__ = ...`)."""
+        (set_default's) escapes to code from elsewhere, by a method taken, stored in an attribute or a class
+        attribute (`C.g = f`, then `C.g.__defaults__ = ...`) and changed through an expression that may give it
+        back (`(f or g).__defaults__ = ...`); kept in a display or returned, its defaults change only by what
+        the walk judges."""
         said = self._judge(node, names)
-        elsewhere = said is not None and (" is passed to " in said.reason or said.reason.endswith(" is taken"))
+        reasons = (" is passed to ", " is changed through ", " is stored")
+        elsewhere = said is not None and (any(r in said.reason for r in reasons) or said.reason.endswith(" is taken"))
         return None if said is not None and self.kind == "function" and not elsewhere else said
 
     def _judge(self, node: ast.AST, names: frozenset[str]) -> Escaped | None:

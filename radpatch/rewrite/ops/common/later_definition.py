@@ -50,9 +50,9 @@ def refuse_later_definition(text: str, qualname: str, op: str, parameter: str | 
     if later:
         first = min(later, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
         at, said = getattr(first, "lineno", 0), shown_text(first)
-        does = f"(`{said}`) sets {qualname}.{attr}" if not isinstance(first, Escaped) else f": {first.reason}"
+        does = f" (`{said}`) sets {qualname}.{attr}" if not isinstance(first, Escaped) else f": {first.reason}"
         raise MatchFailure(
-            f"line {at} {does} after line {bound.lineno} defines {qualname}: the {op} may not be what the module "
+            f"line {at}{does} after line {bound.lineno} defines {qualname}: the {op} may not be what the module "
             "keeps"
             + ("" if not isinstance(first, Escaped) else " (radpatch cannot follow what changes it from there)"),
             f"{op} proves an edit no later statement undoes; "
