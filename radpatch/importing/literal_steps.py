@@ -56,8 +56,9 @@ class LiteralSteps(Runs):
         old, new = segment(self.src, getattr(b, "value", b)), segment(self.src, getattr(a, "value", a))
         if qualname != "<module>" or old is None or new is None:
             return False
-        try:
+        try:  # on the file before and after the patch: the code the patch adds after it counts too (att61 F12)
             refuse_later_display("\n".join(self.src.before) + "\n", name, old, new, b.lineno, op)
+            refuse_later_display("\n".join(self.src.after) + "\n", name, old, new, a.lineno, op)
         except MatchFailure as exc:
             note = f"apply's proof refuses the narrow step ({exc.message}); replaced {wider}"
             said = (

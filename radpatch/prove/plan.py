@@ -14,6 +14,7 @@ from pathlib import Path
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.analysis import analyse
+from radpatch.prove.entry_order import check_later_steps
 from radpatch.prove.steps import prove
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.runner import forward
@@ -47,5 +48,6 @@ def plan(
     filename = str(path)
     analyse(before, module, filename)  # one parse of the original, for its proofs and the rewrites' index both
     after = forward(patch, rws, before, filename) if ran is None else ran
+    check_later_steps(patch, rws, before, filename)  # a literal edit a later rewrite of the entry undoes
     pyc = prove(patch, rws, before, after, filename, python, module)
     return PlannedFile(module, path, before, after, pyc=pyc)

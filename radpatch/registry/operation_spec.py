@@ -114,6 +114,9 @@ class Operation:
     # look for, and the state model records as absence (state.record.ABSENT; docs/state.md); revert
     # deletes the file. Such a rewrite is the only one of its module in its entry (the loader checks).
     CREATES: ClassVar[bool] = False
+    # Its forward proves that no later code of the module undoes its edit (rewrite.later_changes), on the
+    # file as the rewrites before it leave it: prove.entry_order runs it again after the entry's others.
+    PROVES_LATER: ClassVar[bool] = False
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:

@@ -78,6 +78,10 @@ class Clash(MatchFailure):
     hint = "rename it in the payload (e.g. a `_yourpatch_` prefix) so it takes over nothing the module defines"
 
 
+class LaterChange(MatchFailure):
+    """A literal edit (set_item, add_element, set_keyword, ...) later code of the module may undo."""
+
+
 class NotUndoable(MatchFailure):
     hint = "the file does not carry this rewrite's result as radpatch would write it"
 

@@ -76,6 +76,8 @@ def _namespace(node: ast.AST, spaces: set[str], uses: Escapes) -> bool:
         return True
     if isinstance(node, ast.Attribute) and node.attr == "__dict__":
         return uses.module(node.value)  # `_me.__dict__`, not `self.__dict__`
+    if uses.ns.namespace(node):
+        return True  # a frame's `f_globals`, one of the module's defs' `__globals__` (att61 F7)
     return isinstance(node, ast.Name) and node.id in spaces
 
 

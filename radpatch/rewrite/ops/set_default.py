@@ -32,6 +32,7 @@ class SetDefault(Operation):
     to: str
 
     KEY: ClassVar[str] = "set_default"
+    PROVES_LATER: ClassVar[bool] = True
     FIELDS: ClassVar[tuple[Field, ...]] = (
         Field("function", "qualname", "the function: `f` or `Class.method`"),
         Field("parameter", "identifier", "the parameter whose default changes"),

@@ -81,6 +81,7 @@ class SetElement(Operation):
     occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "add_element"  # and remove_element (keys())
+    PROVES_LATER: ClassVar[bool] = True
     ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("name", "call"),)
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,

@@ -71,6 +71,7 @@ class SetItem(Operation):
     occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "set_item"
+    PROVES_LATER: ClassVar[bool] = True
     ANY_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("value", "from"),)
     ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("name", "call"),)
     FIELDS: ClassVar[tuple[Field, ...]] = (

@@ -66,6 +66,7 @@ class SetKeyword(Operation):
     call_occurrence: int | None = None
 
     KEY: ClassVar[str] = "set_keyword"
+    PROVES_LATER: ClassVar[bool] = True
     CONSUMES: ClassVar[bool] = True
     ANY_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("from", "to"),)
     FIELDS: ClassVar[tuple[Field, ...]] = (

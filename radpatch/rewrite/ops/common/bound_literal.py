@@ -17,7 +17,7 @@ from radpatch.registry.code import expression_text
 from radpatch.rewrite.call_arguments import Escaped
 from radpatch.rewrite.implicit_runs import shown_text
 from radpatch.rewrite.later_changes import later_attributes, later_changes
-from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of
+from radpatch.rewrite.matching import Ambiguous, LaterChange, MatchFailure, NotFound, Shown, code_of, lines_of
 from radpatch.rewrite.module_stores import later_module_stores
 from radpatch.rewrite.name_bindings import binding_sites
 from radpatch.rewrite.scopes import find_scope
@@ -208,7 +208,8 @@ def refuse_later_module_stores(text: str, name: str, line: int) -> None:
     """set_constant changing `name` bound at `line`: refused when a function the module runs at
     import after it may bind the name through the module object (rewrite.module_stores)."""
     if not re.search(
-        r"\b(?:setattr|delattr|globals|vars|locals|modules|exec|__dict__|import_module|__import__)\b", text
+        r"\b(?:setattr|delattr|globals|vars|locals|modules|exec|__dict__|import_module|__import__|f_globals|f_locals|__globals__)\b",
+        text,
     ):
         return  # no way to the module object: no parse
     body = ast.parse(text).body
@@ -216,7 +217,7 @@ def refuse_later_module_stores(text: str, name: str, line: int) -> None:
     found = later_module_stores(body, name, bound) if bound is not None else []
     if found:
         at, said = getattr(found[0], "lineno", 0), shown_text(found[0])
-        raise MatchFailure(
+        raise LaterChange(
             f"line {at} (`{said}`) may rebind `{name}` through the module object after line {line} binds it: "
             f"the set_constant of `{name}` may not be what the module keeps",
             f"set_constant proves no later code rebinds the name; change line {at} with a `replace` rewrite instead",
@@ -249,7 +250,7 @@ def _refuse(
 ) -> None:
     if later and isinstance(later[0], Escaped):
         at = line(later[0].lineno)
-        raise MatchFailure(
+        raise LaterChange(
             f"line {at}: {later[0].reason} after line {line(getattr(bound, 'lineno', 0))} binds it: radpatch "
             f"cannot follow what changes it from there; the {op} of {part} may not be what the module keeps",
             f"{op} proves an edit no later code undoes; to make it unproven, rewrite the binding at line "
@@ -259,7 +260,7 @@ def _refuse(
         node = later[0]
         text = shown_text(node)
         at = line(getattr(node, "lineno", 0))
-        raise MatchFailure(
+        raise LaterChange(
             f"line {at} (`{text}`) changes {name} after line {line(getattr(bound, 'lineno', 0))} binds it: "
             f"the {op} of {part} may not be what the module keeps",
             f"{op} proves an edit no later statement of its scope undoes; change line {at} with a `replace` "

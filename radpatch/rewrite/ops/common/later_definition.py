@@ -14,7 +14,7 @@ from radpatch.rewrite.call_arguments import Escaped
 from radpatch.rewrite.implicit_runs import shown_text
 from radpatch.rewrite.later_changes import later_attributes
 from radpatch.rewrite.later_runs import Unfollowed, runs_after
-from radpatch.rewrite.matching import MatchFailure
+from radpatch.rewrite.matching import LaterChange
 
 _READS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__"})
 
@@ -51,7 +51,7 @@ def refuse_later_definition(text: str, qualname: str, op: str, parameter: str | 
         first = min(later, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
         at, said = getattr(first, "lineno", 0), shown_text(first)
         does = f" (`{said}`) sets {qualname}.{attr}" if not isinstance(first, Escaped) else f": {first.reason}"
-        raise MatchFailure(
+        raise LaterChange(
             f"line {at}{does} after line {bound.lineno} defines {qualname}: the {op} may not be what the module "
             "keeps"
             + ("" if not isinstance(first, Escaped) else " (radpatch cannot follow what changes it from there)"),
