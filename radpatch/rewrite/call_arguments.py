@@ -14,6 +14,7 @@ from functools import partial
 
 from radpatch.rewrite.foreign_callables import foreign_let_out
 from radpatch.rewrite.import_callees import Callees
+from radpatch.rewrite.known_callees import logs as _logs
 from radpatch.rewrite.known_callees import pure_builtin, reads_only, short_text
 from radpatch.rewrite.module_routes import callee_name, looked_up, method_form, own_class, receiver
 
@@ -61,7 +62,7 @@ class CallArguments:
         if short_text(callee) in ("functools.partial", "partial") and call.args and call.args[0] is not arg:
             if isinstance(call.args[0], ast.Name) and self._own_code(call.args[0].id):
                 return None  # the module's function it gets runs as one let out (rewrite.later_runs)
-        if reads_only(callee, self.scope.imported, self.kind):
+        if reads_only(callee, self.scope.imported, self.kind) and not (_logs(callee) and self._handles_logs()):
             return None
         if short_text(callee) in ("contextlib.nullcontext", "nullcontext") and isinstance(
             self.parents.get(id(call)), ast.withitem
@@ -83,7 +84,8 @@ class CallArguments:
         unknown-callee rule, rewrite.later_runs), or a callable from elsewhere it lets out (foreign_callables)."""
         if self.foreign is None:
             reader = partial(reads_only, names=self.scope.imported, kind=self.kind)
-            self.foreign = foreign_let_out(self.body, self.parents, self.imports, self._own_code, reader) or False
+            wraps, own = self.scope.transparent, self._own_code
+            self.foreign = foreign_let_out(self.body, self.parents, self.imports, own, reader, wraps) or False
         if not isinstance(self.foreign, ast.AST):
             return None
         said = f"{short_text(self.foreign)}, line {getattr(self.foreign, 'lineno', '?')}"
@@ -120,6 +122,15 @@ class CallArguments:
     def _builtin(self, call: ast.Call) -> bool:
         return isinstance(call.func, ast.Name) and call.func.id not in self.imports | self.classes | _own(self.scope)
 
+    def _handles_logs(self) -> bool:
+        """The module installs a log handler, filter or record factory: a log call's record holds what it is
+        given (`record.args`), and that code gets it (att62 F5); handlers from elsewhere are taken to read it."""
+        calls = (n for n in ast.walk(ast.Module(list(self.body), [])) if isinstance(n, ast.Call))  # type: ignore[arg-type]
+        return any(callee_name(c) in _LOG_HOOKS for c in calls)
+
 
 def _own(scope: Callees) -> set[str]:
     return set(scope.functions) | scope.other | set(scope.aliases)
+
+
+_LOG_HOOKS = frozenset({"addHandler", "addFilter", "setLogRecordFactory", "dictConfig", "fileConfig", "basicConfig"})

@@ -2,7 +2,8 @@
 parameter, a loop variable, `HANDLERS[0]`) pass only where every callable the scope lets out as a value is code the
 walk follows or a builtin that changes nothing it is given. A callable from elsewhere let out (`u = dict.update`,
 `getattr(dict, "update")`, `operator.methodcaller("clear")`, `setattr` named as a value, `HOLD.append`, a function
-imported from elsewhere, what a call from elsewhere returns) may be the callee, and change or keep the value.
+imported from elsewhere, what a call from elsewhere returns, a def decorated from elsewhere: att62 F1) may be the
+callee, and change or keep the value.
 
 Let out: an expression in a place its value is handed on (bound, put in a display, passed, returned, a default, a
 lambda's body), not one called, read through, compared or tested there. Standard library only (`ast`)."""
@@ -32,11 +33,12 @@ def foreign_let_out(
     imports: Collection[str],
     followed: Callable[[str], bool],
     reader: Callable[[ast.AST], bool],
+    transparent: Callable[[ast.expr], bool],
 ) -> ast.AST | None:
     """The first expression of `body` (at any depth) that lets out a callable from elsewhere that may change what
     it is given, or None. `imports`: the names the scope's imports bind; `followed(name)`: a name the walk follows
     as the scope's own function or class; `reader(node)`: a function from elsewhere known to only read
-    (rewrite.known_callees)."""
+    (rewrite.known_callees); `transparent(decorator)`: one after which the def's name still runs its body."""
     everything = ast.walk(ast.Module(list(body), []))  # type: ignore[arg-type]
     loaded = {n.id for n in everything if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     stack = list(body)
@@ -44,6 +46,13 @@ def foreign_let_out(
         node = stack.pop()
         if isinstance(node, _DEFS) and node.name not in loaded and not isinstance(parents.get(id(node)), ast.ClassDef):
             continue  # a function nothing names never runs: it lets nothing out
+        if isinstance(node, _DEFS):  # `@normalize def _f`: _f is what normalize returns (att62 F1)
+            for d in node.decorator_list:
+                said = d.func if isinstance(d, ast.Call) else d
+                while isinstance(said, ast.Attribute):
+                    said = said.value
+                if not transparent(d) and not (isinstance(said, ast.Name) and followed(said.id)):
+                    return d
         if isinstance(node, (ast.Name, ast.Attribute, ast.Call)) and _handed_on(node, parents):
             if _foreign(node, imports, followed, reader):
                 return node
@@ -81,6 +90,8 @@ def _foreign(
             return False  # `d.get(k)`: what the container holds, let out where it was put in
         if name in _BUILTINS and name not in imports and not followed(name):
             return name in _CHANGING  # `list(...)`, `len(...)`: no callable from elsewhere comes back
+        if name and name not in imports and name not in _TYPES:
+            return False  # a callee of the module's (a parameter, `fn(d)`): what it may be is let out, judged there
         return not followed(name) and not reader(node.func)  # what a call from elsewhere returns
     if not isinstance(root, ast.Name):
         return True

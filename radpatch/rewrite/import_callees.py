@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from radpatch.rewrite.evaluates_to import yields, yields_all
-from radpatch.rewrite.known_callees import imported
+from radpatch.rewrite.known_callees import imported, wraps_only
 from radpatch.rewrite.let_out_order import Enclosing, Position
 from radpatch.rewrite.loop_displays import displayed
 
@@ -56,6 +56,8 @@ class Callees:
                 self.decorators.update(id(d) for d in node.decorator_list)
                 if isinstance(node, _DEFS):
                     self.functions.setdefault(node.name, []).append(node)
+                    if any(not self.transparent(d) for d in node.decorator_list):
+                        self.other.add(node.name)  # bound to what its decorator returns, maybe not it (att62 F1)
                 else:
                     self.other.add(node.name)
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
@@ -100,6 +102,18 @@ class Callees:
         out_at = self.let_out  # in the order let out: any time first, then by place
         self.in_order = sorted(self.escaped, key=lambda e: (out_at[id(e[0])] is not None, out_at[id(e[0])] or (0, 0)))
         self.every = every
+
+    def transparent(self, decorator: ast.expr) -> bool:
+        """A decorator after which a call of the name still runs the def's body: a known wrapper
+        (rewrite.known_callees), `staticmethod`, `classmethod`, `property` and its setters."""
+        said = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(said, ast.Name) and said.id in ("staticmethod", "classmethod", "property"):
+            return True
+        return (
+            isinstance(said, ast.Attribute)
+            and said.attr in ("setter", "getter", "deleter")
+            or wraps_only(decorator, self.imported)
+        )
 
     @cached_property
     def imported(self) -> dict[str, str]:

@@ -98,7 +98,7 @@ def reads_only(callee: ast.AST, names: Mapping[str, str], kind: str = "") -> boo
     """A function from elsewhere that only reads what it is given (`_READERS`; of a `kind` "function"
     value, not a copy), or a log call."""
     known = qualified(callee, names)
-    return (known in _READERS and not (kind == "function" and known in _COPIES)) or _logs(callee)
+    return (known in _READERS and not (kind == "function" and known in _COPIES)) or logs(callee)
 
 
 def wraps_only(decorator: ast.AST, names: Mapping[str, str]) -> bool:
@@ -107,14 +107,15 @@ def wraps_only(decorator: ast.AST, names: Mapping[str, str]) -> bool:
     return qualified(decorator.func if isinstance(decorator, ast.Call) else decorator, names) in _WRAPPERS
 
 
-def _logs(callee: ast.AST) -> bool:
-    """`logger.info(...)`, `logging.warning(...)`: a log call formats what it is given."""
-    if not isinstance(callee, ast.Attribute) or callee.attr not in _LOGS:
-        return False
+def logs(callee: ast.AST) -> bool:
+    """`logger.info(...)`, `logging.warning(...)`, `_log.debug_once(...)`: a log call formats what it is given."""
+    if not isinstance(callee, ast.Attribute) or callee.attr.removesuffix("_once") not in _LOGS:
+        return False  # vLLM's `logger.warning_once(...)` too (att62 F11)
     root = callee.value
     while isinstance(root, ast.Attribute):
         root = root.value
-    return isinstance(root, ast.Name) and "log" in root.id.lower()
+    said = root.id.lower().lstrip("_") if isinstance(root, ast.Name) else ""
+    return said in ("log", "logging") or said.endswith("logger")  # not `catalog`, `logits_table` (att62 F5)
 
 
 def pure_builtin(call: ast.Call) -> bool:

@@ -36,7 +36,7 @@ def module_like(
             return False
         if sys_modules(root):
             return True
-        if isinstance(root, ast.Call) and callee_name(root) in ("__import__", "import_module"):
+        if isinstance(root, ast.Call) and callee_name(root) in ("__import__", "import_module", "getmodule"):
             return True
         root = root.func if isinstance(root, ast.Call) else root.value
     return isinstance(root, ast.Name) and root.id in (spaces if strict else imports)
@@ -66,8 +66,8 @@ def may_name_self(key: ast.AST, keys: Set[str] = frozenset()) -> bool:
         return True
     if isinstance(key, ast.Name):
         return key.id in _OWN or key.id in keys
-    if isinstance(key, ast.Attribute):
-        return isinstance(key.value, ast.Name) and key.value.id in _OWN
+    if isinstance(key, ast.Attribute):  # `__spec__.name`; `K.__module__`, a class's or def's (att62 F2)
+        return (isinstance(key.value, ast.Name) and key.value.id in _OWN) or key.attr == "__module__"
     if isinstance(key, (ast.IfExp, ast.BoolOp)):
         return any(
             may_name_self(b, keys) for b in ([key.body, key.orelse] if isinstance(key, ast.IfExp) else key.values)
@@ -200,7 +200,7 @@ def namespace_use(node: ast.AST) -> bool:
     """`node` hands out the module's namespace: `globals()`, `vars()`, `locals()`, `sys.modules`,
     `__import__(...)`, `importlib.import_module(...)`: any function of the module may run from there."""
     if isinstance(node, ast.Call):
-        return namespace_call(node) or callee_name(node) in ("__import__", "import_module")
+        return namespace_call(node) or callee_name(node) in ("__import__", "import_module", "getmodule")
     return sys_modules(node)
 
 

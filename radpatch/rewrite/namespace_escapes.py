@@ -21,7 +21,7 @@ from radpatch.rewrite.module_routes import callee_name, other_module, sys_module
 _FRAMES = frozenset({"f_globals", "f_locals", "__globals__"})
 _KEYED = frozenset({"get", "__getitem__", "pop", "setdefault"})  # give back the value at a key
 _KEEPS = frozenset({"keys", "__contains__", "__len__", "__iter__", "__setitem__", "__delitem__"})
-_REFLECT = frozenset({"__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__dict__"})
+_REFLECT = frozenset({"__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__dict__", "__class__"})
 _READ_BY = frozenset({"getattr", "hasattr", "vars"})  # given the module object: judged as its namespace or a read
 
 
@@ -64,6 +64,8 @@ class Namespaces:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             if node.func.id in ("globals", "locals") and not node.args:
                 return True
+            if node.func.id == "dict" and len(node.args) == 1:
+                return self.namespace(node.args[0])  # a copy holds the same values (att62 F7)
             return node.func.id == "vars" and (not node.args or (len(node.args) == 1 and self.module(node.args[0])))
         if isinstance(node, ast.Attribute):
             if node.attr == "__globals__":  # a function's: of this module where it is one of its defs
@@ -79,6 +81,8 @@ class Namespaces:
             return any(self.module(v, named) for v in branches)
         if isinstance(node, ast.Name):
             return node.id in (self.modules if named else self.own_modules)
+        if isinstance(node, ast.Call) and callee_name(node) == "getmodule":
+            return True  # `inspect.getmodule(_f)`: the module of the object, maybe this one (att62 F2)
         if other_module(node, self.keys) or (not named and not self._by_own_name(_key(node))):
             return False
         if isinstance(node, ast.Subscript):

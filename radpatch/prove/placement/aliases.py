@@ -1,7 +1,6 @@
-"""The module's other names for its own namespace and for itself (`_g = globals()`, `_self =
-sys.modules[__name__]`, `import pkg.mod as _me`, ...), and the spellings that reach them (`chain`,
-`namespace`; `store_calls.setattr_call`): a store through any of them rebinds like the direct form, for the
-live-definition (live) and the dynamic-rebinding (rebinding) proofs both. Standard library only."""
+"""The module's other names for its own namespace and for itself (`_g = globals()`, `_self = sys.modules[__name__]`,
+`import pkg.mod as _me`, ...), and the spellings that reach them (`chain`, `namespace`; `store_calls.setattr_call`): a
+store through any of them rebinds like the direct form, for the live and rebinding proofs. Standard library only."""
 
 from __future__ import annotations
 
@@ -245,8 +244,8 @@ def chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
 
 def _itself(node: ast.expr, aliases: Aliases) -> bool:
     """`sys.modules[__name__]`, `sys.modules.get(__name__)`, `importlib.import_module(__name__)`,
-    keyed also by `__spec__.name` or the module's own dotted name; `sys.modules` in any of the
-    module's spellings of it."""
+    keyed also by `__spec__.name`, `K.__module__` (att62 F2) or the module's own dotted name; `sys.modules`
+    in any of the module's spellings of it."""
     if isinstance(node, ast.Subscript) and chain(node.value) in aliases.sys_modules:
         key: ast.expr | None = node.slice
     elif (
@@ -263,7 +262,8 @@ def _itself(node: ast.expr, aliases: Aliases) -> bool:
         return False
     if isinstance(key, ast.Constant):
         return aliases.name is not None and key.value == aliases.name
-    return key is not None and chain(key) in ("__name__", "__spec__.name")
+    said = (chain(key) or "").rpartition(".") if key is not None else ("", "", "")
+    return said[::2] in (("", "__name__"), ("__spec__", "name")) or (said[2] == "__module__" and bool(said[0]))
 
 
 _SETATTRS = frozenset(

@@ -30,6 +30,8 @@ ROUTES = {
     "a partial": "import functools\n\nfunctools.partial({f}, {n})({a})",
     "a function's result": "def make():\n    return {f}\n\n\nmake()({n}, {a})",
     "methodcaller": 'import operator\n\nh = operator.methodcaller("{m}", {a})\nh({n})',
+    # att62 F1: a call of a decorated def runs what its decorator returned
+    "a decorated def": "def _dec(fn):\n    return {f}\n\n\n@_dec\ndef _f(*a):\n    pass\n\n\n_f({n}, {a})",
 }
 OWN = "def _keep(v, *args):\n    return None\n\n\n"  # the twins' callable: the module's own, followed
 EDITED = tuple(k for k, e in EDITS.items() if e.method is not None)

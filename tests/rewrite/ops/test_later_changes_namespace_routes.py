@@ -34,6 +34,10 @@ ROUTES = {
     "sys.modules bound to a name": ("import sys\n_d = sys.modules", "_d[__name__].{n}"),
     "a lambda's globals()": ("", '(lambda: globals())()["{n}"]'),
     "a loop over globals().items()": ("", "_k_v_"),
+    # att62 F2, F7: a class's module, inspect.getmodule, a copy of the namespace
+    "a class's __module__": ("import sys\nclass _K:\n    pass", "sys.modules[_K.__module__].{n}"),
+    "inspect.getmodule": ("import inspect\ndef _h():\n    pass", 'inspect.getmodule(_h).__dict__["{n}"]'),
+    "a copy of globals()": ("", 'dict(globals())["{n}"]'),
 }
 _LOOP = 'for _k, _v in list(globals().items()):\n    if _k == "{n}":\n        {s}'
 EDITED = tuple(k for k in EDITS if k != "set_constant")
