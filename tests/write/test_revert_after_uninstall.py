@@ -92,6 +92,10 @@ def test_status_and_revert_after_uninstall_take_off_what_pip_left(tmp_path: Path
     assert check.returncode == 3, check.stderr
     assert "`radpatch revert s` removes rpgone/newm.py top_hook.py, then forgets the record" in check.stderr
     assert "`radpatch revert t` puts back the kept original of stray.py, then forgets the record" in check.stderr
+    dry = run("revert", "--dry-run", "s", "t")
+    assert dry.returncode == 0 and f"would remove {site / 'top_hook.py'} (a module the patch created)" in dry.stdout
+    assert f"would restore {site / 'stray.py'} (its kept original; exactly as radpatch left it)" in dry.stdout
+    assert (site / "top_hook.py").is_file() and (site / ".radpatch").is_dir()  # nothing written
     r = run("revert", "s", "t")
     assert r.returncode == 0, r.stderr
     assert "removed rpgone.newm, top_hook (radpatch created them)" in r.stdout, r.stdout
