@@ -174,9 +174,10 @@ def _decide(
         return PatchState(patch, State.INCOMPATIBLE, found.files.message, dist, (), record, hint=found.files.hint)
     files = []
     trust = trusted_names(store, dist, found.dist_record)
+    listed = bool(found.dist_record.files or found.dist_record.record)  # RECORD read: it says whose a file is
     for t in found.files:
         try:
-            files.append(file_state(patch, store, judged, t, judge, trust, dist.python))
+            files.append(file_state(patch, store, judged, t, judge, trust, dist.python, listed))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record, hint=exc.hint)
     files += left_behind(dist, store, judged, {t.rewritten.relpath: t.rewritten.module for t in found.files})

@@ -130,9 +130,11 @@ def file_state(
     judge: Judge,
     trust: frozenset[str],
     python: str = "",
+    listed: bool = True,
 ) -> FileState:
     """One file's state for `patch`; `trust`: the entries whose records speak for this install
-    (`trusted_names`), the only ones whose code may be taken off the file to judge it (`taken_off`)."""
+    (`trusted_names`), the only ones whose code may be taken off the file to judge it (`taken_off`);
+    `listed`: RECORD was read, so a file it has no row for is not the distribution's (`unlisted`)."""
     module, relpath, rws = t.rewritten.module, t.rewritten.relpath, t.rewritten.rewrites
     path, wheel = t.path, t.wheel_sha
     if t.problem is not None:
@@ -150,7 +152,7 @@ def file_state(
             )
     # a file its distribution did not install that neither the entry nor an entry radpatch applied made
     # (an entry on record goes on: a package hiding its module is named by left_behind)
-    if record is None and t.data is not None and wheel is None and not (t.creates or patch.requires):
+    if listed and record is None and t.data is not None and wheel is None and not (t.creates or patch.requires):
         if not store.chain(relpath):
             raise unlisted(patch.name, relpath)
     data = t.data or b""
