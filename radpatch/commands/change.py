@@ -85,10 +85,16 @@ def _run(ctx: Context, patches: list[Patch], dry_run: bool, step: Step, verb: st
             for f in change.files:
                 if f.path in change.adopted:
                     continue
-                click.echo(
-                    f"{change.patch.patch.name}: {verb} {f.path} ({len(f.before)} -> {len(f.after)} bytes; "
-                    "proven: compiles, no new undefined names, reverses byte for byte)"
-                )
+                name = change.patch.patch.name
+                if f.path in change.deleted:  # a module the patch created: no file before it
+                    click.echo(f"{name}: would remove {f.path} (a module the patch created)")
+                elif change.patch.orphan is not None:  # its distribution uninstalled: nothing to prove it on
+                    click.echo(f"{name}: {verb} {f.path} (its kept original; exactly as radpatch left it)")
+                else:
+                    click.echo(
+                        f"{name}: {verb} {f.path} ({len(f.before)} -> {len(f.after)} bytes; "
+                        "proven: compiles, no new undefined names, reverses byte for byte)"
+                    )
         return EXIT_OK
     with exclusive(ctx.env, patches, click.echo):  # the refusals and the decisions run under it
         step(ctx, patches, click.echo)

@@ -20,7 +20,7 @@ from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
 from radpatch.importing import dry_run, emit, entry_files, exclude_word, patch_series, replay, series_files
-from radpatch.importing.owners import Owners, one_distribution, refuse_new_in_namespace
+from radpatch.importing.owners import Owners, one_distribution, refuse_new_in_namespace, refuse_unlisted
 from radpatch.registry import versions
 from radpatch.registry.catalog import shipped_registry
 
@@ -223,6 +223,7 @@ def _spec(
             "leave --distribution out (it says whose a new module in a namespace directory several distributions "
             "share is), or import that distribution's files with --include",
         )
+    refuse_unlisted(imp.label, imp.changes, owners)
     dist = one_distribution(imp.label, imp.changes)
     if not dist:
         refuse_new_in_namespace(imp.label, imp.changes, owners)

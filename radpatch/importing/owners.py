@@ -16,8 +16,10 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from radpatch.errors import RefusedError
+from radpatch.importing import exclude_word
 from radpatch.importing.import_steps import DiffFile
 from radpatch.install import dist_infos, wheel_record
+from radpatch.state.record import Store
 
 
 @dataclass(frozen=True)
@@ -136,3 +138,20 @@ def refuse_new_in_namespace(label: str, changes: Sequence[DiffFile], owners: Own
                 f"say whose it is: --distribution DIST ({names}); or put it in one patch file with a change to a "
                 "file of its distribution (the entry patches that one)",
             )
+
+
+def refuse_unlisted(label: str, changes: Sequence[DiffFile], owners: Owners) -> None:
+    """Refused when the patch `label` changes a file that is on disk but that no installed
+    distribution's RECORD lists and no entry radpatch applied created: apply's rule
+    (state.file_decide.unlisted, docs/safety.md), said before an entry is written."""
+    made = Store(owners.site)
+    for c in changes:
+        if c.before is None or c.rel in owners.files or not (owners.site / c.rel).is_file() or made.chain(c.rel):
+            continue
+        raise RefusedError(
+            f"{label}: {c.rel} is no installed distribution's file (no RECORD lists it) and no entry radpatch applied "
+            "created it: radpatch patches the files a distribution installed (restore, a reinstall and an uninstall "
+            "never reach another)",
+            f"leave it out ({exclude_word.option(c.name or c.rel)}) and change it another way; a new module the "
+            "patch adds is imported from a section that creates it",
+        )

@@ -17,6 +17,7 @@ from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import InstalledTargets
 from radpatch.install.wheel_record import InstallId
 from radpatch.registry.model import Patch, creates
+from radpatch.state import orphan
 from radpatch.state.decided import FileState as FileState
 from radpatch.state.decided import Judge as Judge
 from radpatch.state.decided import PatchState as PatchState
@@ -133,12 +134,8 @@ def _not_installed(patch: Patch, missing: str, env: PythonEnv) -> PatchState:
     for d in env.paths:
         store = Store(d)
         if store.record_path.is_file() and patch.name in store.records():
-            why = (
-                f"{patch.distribution} was uninstalled from {d}; "
-                f"radpatch's record of {patch.name} remains in {store.dir}: "
-                f"`radpatch revert {patch.name}` forgets it (nothing is left to restore)"
-            )
-            return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=d)
+            gone = PatchState(patch, State.NOT_INSTALLED, "", None, (), None, orphan=d)
+            return orphan.state(patch.name, patch.distribution, d, gone)
     v = verdict(patch.name, None, [], InstallId(), lambda _: (), missing=missing)
     return PatchState(patch, v.state, v.reason, None, (), None)
 
@@ -177,9 +174,10 @@ def _decide(
         return PatchState(patch, State.INCOMPATIBLE, found.files.message, dist, (), record, hint=found.files.hint)
     files = []
     trust = trusted_names(store, dist, found.dist_record)
+    listed = bool(found.dist_record.files or found.dist_record.record)  # RECORD read: it says whose a file is
     for t in found.files:
         try:
-            files.append(file_state(patch, store, judged, t, judge, trust, dist.python))
+            files.append(file_state(patch, store, judged, t, judge, trust, dist.python, listed))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record, hint=exc.hint)
     files += left_behind(dist, store, judged, {t.rewritten.relpath: t.rewritten.module for t in found.files})

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from radpatch.errors import EnvironmentProblem
+from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
 from radpatch.install.environment import Installed
 from radpatch.install.targets import ReadFile
@@ -130,9 +130,11 @@ def file_state(
     judge: Judge,
     trust: frozenset[str],
     python: str = "",
+    listed: bool = True,
 ) -> FileState:
     """One file's state for `patch`; `trust`: the entries whose records speak for this install
-    (`trusted_names`), the only ones whose code may be taken off the file to judge it (`taken_off`)."""
+    (`trusted_names`), the only ones whose code may be taken off the file to judge it (`taken_off`);
+    `listed`: RECORD was read, so a file it has no row for is not the distribution's (`unlisted`)."""
     module, relpath, rws = t.rewritten.module, t.rewritten.relpath, t.rewritten.rewrites
     path, wheel = t.path, t.wheel_sha
     if t.problem is not None:
@@ -148,6 +150,11 @@ def file_state(
                 f"cannot read {path}: {t.error.strerror if t.error else ''}",
                 "check the installation (reinstall it) and radpatch's permissions",
             )
+    # a file its distribution did not install that neither the entry nor an entry radpatch applied made
+    # (an entry on record goes on: a package hiding its module is named by left_behind)
+    if listed and record is None and t.data is not None and wheel is None and not (t.creates or patch.requires):
+        if not store.chain(relpath):
+            raise unlisted(patch.name, relpath)
     data = t.data or b""
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
     # no record of a missing file: not applied (a module the entry creates, or another entry does)
@@ -202,6 +209,19 @@ def in_the_way_hint(listed: bool) -> str:
     if listed:
         return "nothing is to put back: the entry creates a module this release installs, so change the entry"
     return "nothing is to put back: delete the file if it is left over, then apply again"
+
+
+def unlisted(name: str, relpath: str) -> RefusedError:
+    """A file the entry rewrites that its distribution did not install (its RECORD does not list it),
+    that the entry does not create and that no entry of radpatch's created: one rule for import, apply
+    and capture (docs/safety.md): radpatch has no installed bytes of it, and neither `radpatch restore`,
+    a reinstall nor an uninstall reaches it, so what radpatch wrote there would outlive them all."""
+    return RefusedError(
+        f"{relpath} is no file of the distribution (its RECORD does not list it), and neither {name} "
+        "nor an entry radpatch applied created it: radpatch patches the files a distribution installed",
+        f"remove {relpath} if it is left over, or take it out of {name}; a module the patch adds is written "
+        "with `create_module`",
+    )
 
 
 def in_the_way(listed: bool) -> str:

@@ -24,6 +24,7 @@ from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.install.targets import record_digest
 from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
+from radpatch.state import orphan
 from radpatch.state.decide import FileState, PatchState, State
 from radpatch.state.hashes import read_file
 from radpatch.state.record import PatchRecord, Store
@@ -103,11 +104,8 @@ def decide(patch: Patch, env: PythonEnv) -> PatchState:
         return PatchState(patch, State.INCOMPATIBLE, why, None, (), None, hint="remove the stale one, then run again")
     dist = installed_from(found[0]) if found else None
     if dist is None:
-        why = (
-            f"{rec.distribution} was uninstalled from {root}; radpatch's record of {patch.name} remains in "
-            f"{store.dir}: `radpatch revert {patch.name}` forgets it (nothing is left to restore)"
-        )
-        return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=root)
+        gone = PatchState(patch, State.NOT_INSTALLED, "", None, (), None, orphan=root)
+        return orphan.state(patch.name, rec.distribution, root, gone)
     dist_record = record_digest(dist)
     read: list[FileState] = []
 

@@ -19,7 +19,7 @@ from radpatch.registry.model import Patch
 from radpatch.state.decide import PatchState, State, decide, refused, reinstall_hint
 from radpatch.state.record import Store, sha256
 from radpatch.state.requirements import refuse_applied_dependents
-from radpatch.write import lift, takeover
+from radpatch.write import lift, takeover, uninstalled
 from radpatch.write.commit import commit
 from radpatch.write.exclusive import Say, root_of
 
@@ -160,8 +160,8 @@ def _revert(
             patch = item
             found = installed.read(patch, env)  # what is installed, then its state: the steps apply takes
             ps = decide(found, env, judge)
-            if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
-                changes.append(run.change(ps, [], forget=True))
+            if ps.state is State.NOT_INSTALLED and ps.orphan is not None:  # what radpatch left comes off first
+                changes.append(uninstalled.take_off(ps, named, overlay, say))
                 continue
             if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
                 _refuse_renamed(ps, loaded)
@@ -221,9 +221,14 @@ def _revert(
                 say(f"{patch.name}: taken off and put on again without {under} (stacked above it){revised}")
             continue
         if c.forget and c.patch.orphan is not None:
+            gone = [f.module for f in c.files if f.path in c.deleted]
+            put = [f.module for f in c.files if f.path not in c.deleted]
+            said = [f"removed {', '.join(gone)} (radpatch created them)"] if gone else []
+            said += [f"restored {', '.join(put)} byte for byte"] if put else []
             say(
                 f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; "
-                f"forgot radpatch's record of it in {c.root / '.radpatch'}"
+                + "".join(f"{s}; " for s in said)
+                + f"forgot radpatch's record of it in {c.root / '.radpatch'}"
             )
         elif c.files:
             kept = [f for f in c.files if f.path not in c.deleted]

@@ -21,7 +21,7 @@ import pytest
 
 from tests.lib.generated import sample
 from tests.lib.sbom import bom_of, props
-from tests.lib.site import Site
+from tests.lib.site import Site, record_hash
 
 PATCH = "/usr/bin/patch"
 EDIT = """\
@@ -81,7 +81,9 @@ def test_a_non_utf8_modules_diff_rebuilds_its_bytes(
 ) -> None:
     core, find = _source(coding, text_on_line)
     site.install("codpkg", "1.0", {"codpkg/__init__.py": ""})
-    (site.root / "codpkg/core.py").write_bytes(core)
+    (site.root / "codpkg/core.py").write_bytes(core)  # bytes in its coding: RECORD lists it as pip would
+    with (site.root / "codpkg-1.0.dist-info/RECORD").open("a") as record:
+        record.write(f"codpkg/core.py,sha256={record_hash(core)},{len(core)}\n")
     pristine = tmp_path / "pristine"
     shutil.copytree(site.root / "codpkg", pristine / "codpkg")
     name = "create" if create else "edit"

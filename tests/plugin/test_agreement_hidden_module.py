@@ -38,6 +38,9 @@ MADE = [
     "extension",
 ]
 FILES_OF_A = [CORE, UTIL]
+# a package whose `__init__.py` (a copy, a symlink) hides the module: before `a` is applied, that file, which
+# no RECORD lists, is what apply would patch, so status reads `a` incompatible (docs/safety.md)
+UNLISTED = ("package-pristine", "package-symlink")
 
 
 @pytest.fixture(scope="module")
@@ -97,10 +100,13 @@ def test_a_module_hidden_by_a_package_fails_status_and_the_engine_start_check_al
         # run); the self-check, which asks nothing, says drifted (docs/plugin.md): both fail
         assert status["state"] == "applied" and status["passes_check"] is False, status
         assert seen.state.value == "drifted", seen
-    elif applied or made != "extension":
+    elif applied or made not in ("extension", *UNLISTED):
         assert seen.state.value.replace(" ", "-") == status["state"], (seen, status)
     else:  # never applied: the self-check has no record naming the module (status locates it: incompatible)
         assert seen.state.value == "not applied" and seen.detail == "no record", seen
+        assert status["state"] == "incompatible", status
+        if made in UNLISTED:  # the package's `__init__.py` is what apply would write: no RECORD lists it (att60 F09)
+            assert f"{relpath[:-3]}/__init__.py is no file of the distribution" in str(status["reason"]), status
     assert seen.satisfied == passes == (applied and runs_patched), (seen, status, runs_patched)
     assert engine_starts(t.site, "a", monkeypatch) == passes
     if applied and not runs_patched:  # said as status says it, naming what hides it

@@ -593,7 +593,7 @@ ENTRIES = {
 class CreatedModel:
     """The files (None: no file) and which patches radpatch has recorded."""
 
-    core: str = MODULE
+    core: str | None = MODULE  # None: uninstalled
     made: str | None = None
     recorded: set[str] = field(default_factory=set)
     linked: str = ""  # the bytes `a`'s link says radpatch left (wrote, or adopted as they were)
@@ -605,6 +605,8 @@ class CreatedModel:
         return self.made == MADE_CHANGED and not {"n", "s"} & self.recorded
 
     def state(self, p: str) -> str:
+        if self.core is None:
+            return "not-installed"
         if p in ("n", "s") and self.by_hand():
             return "drifted"
         if p == "a":
@@ -619,6 +621,8 @@ class CreatedModel:
         """Every apply here succeeds: `s` brings its requirement `n`; a file that carries the
         result already (by hand) is adopted, its bytes kept; the rest are written."""
         todo = set(names) | ({"n"} if "s" in names else set())
+        if self.core is None:  # nothing to apply to
+            return False
         if self.by_hand() and "s" not in todo and "n" in todo:
             return False
         if "n" in todo and self.made is None:
@@ -637,6 +641,8 @@ class CreatedModel:
         applied by hand that radpatch never recorded (it wrote nothing to take off: `radpatch
         restore` is the way back); else each recorded patch comes off (`a` to RECORD's bytes,
         even when adopted; `n`'s file deleted)."""
+        if self.core is None:
+            return self.revert_uninstalled(names)
         if "n" in names and "s" not in names and self.state("s") == "applied":
             return False
         if any(self.state(p) == "drifted" for p in names):
@@ -653,6 +659,26 @@ class CreatedModel:
             self.core = MODULE if self.core == self.linked else CORE_UNDONE
         self.recorded -= set(names)
         return True
+
+    def revert_uninstalled(self, names: list[str]) -> bool:
+        """After `pip uninstall` (state.orphan): a name with no record has nothing to take off
+        (refused, as for any patch not installed); `n` under a recorded `s` not named is refused
+        (stacked above); else `s` comes off the module pip left, `n` removes it (each exactly as
+        radpatch left it), `a`'s file went with the distribution; every record is forgotten."""
+        if any(p not in self.recorded for p in names):
+            return False
+        if "n" in names and "s" not in names and "s" in self.recorded:
+            return False
+        if "s" in names and self.made == MADE_CHANGED:
+            self.made = MADE_CODE
+        if "n" in names:
+            self.made = None
+        self.recorded -= set(names)
+        return True
+
+    def uninstall(self) -> None:
+        """pip uninstall: RECORD's files go; the created module (no file of RECORD's) and `.radpatch/` stay."""
+        self.core = None
 
     def reinstall(self) -> None:
         """RECORD's files back; the created module is no file of RECORD's: pip leaves it. `a`'s
@@ -692,9 +718,9 @@ class CreatedMachine(RuleBasedStateMachine):
             code = main(["--registry", str(self.registry), *argv])
         return code, out.getvalue() + err.getvalue()
 
-    def files(self) -> tuple[str, str | None]:
-        made = self.site / MADE
-        return (self.site / CORE).read_text(), made.read_text() if made.exists() else None
+    def files(self) -> tuple[str | None, str | None]:
+        made, core = self.site / MADE, self.site / CORE
+        return core.read_text() if core.exists() else None, made.read_text() if made.exists() else None
 
     def run(self, argv: list[str], ok: bool) -> None:
         self.log.append(" ".join(argv))
@@ -723,11 +749,30 @@ class CreatedMachine(RuleBasedStateMachine):
 
     @rule()
     def reinstall(self) -> None:
-        """pip install --force-reinstall: RECORD's files back, other files and `.radpatch/` left."""
+        """pip install --force-reinstall (or install, after an uninstall): RECORD's files back,
+        other files and `.radpatch/` left."""
         self.log.append("reinstall")
         with zipfile.ZipFile(self.wheel) as zf:
-            zf.extract(CORE, self.site)
+            zf.extractall(self.site)
         self.model.reinstall()
+
+    @precondition(lambda self: self.model.core is not None)
+    @rule()
+    def uninstall(self) -> None:
+        """pip uninstall: every file RECORD lists removed (and the bytecode of its modules), the
+        directories it empties too; a file RECORD does not list and `.radpatch/` left (att60 F09)."""
+        self.log.append("uninstall")
+        with zipfile.ZipFile(self.wheel) as zf:
+            listed = [self.site / n for n in zf.namelist()]
+        for path in listed:
+            path.unlink(missing_ok=True)
+            for pyc in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+                pyc.unlink()
+        for d in sorted({p.parent for p in listed}, key=lambda d: -len(d.parts)):
+            for inner in (d / "__pycache__", d):
+                with contextlib.suppress(OSError):
+                    inner.rmdir()
+        self.model.uninstall()
 
     @precondition(lambda self: self.model.state("a") == "not-applied")
     @rule()
@@ -737,7 +782,7 @@ class CreatedMachine(RuleBasedStateMachine):
         (self.site / CORE).write_text(CORE_BY_HAND)
         self.model.core = CORE_BY_HAND
 
-    @precondition(lambda self: self.model.made is None)
+    @precondition(lambda self: self.model.made is None and self.model.core is not None)
     @rule(changed=st.booleans())
     def hand_create(self, changed: bool) -> None:
         """The module `n` creates (or that module as `s` changes it), written by hand, with no record of it."""
@@ -767,3 +812,24 @@ TestCreatedModules.settings = settings(
     suppress_health_check=list(HealthCheck),
     derandomize=os.environ.get("RADPATCH_MODEL_SEED") is None,
 )
+
+
+def test_an_uninstall_leaves_what_radpatch_created_until_revert_takes_it_off() -> None:
+    """att60 F09, one sequence of the machine above that the fast tier's examples may not reach: after
+    `pip uninstall`, `revert n` under the recorded `s` is refused, `revert s n` removes the module pip
+    left, and reinstalled, both apply again (before, revert forgot the records and left the module)."""
+    m = CreatedMachine()
+    try:
+        for step in (
+            lambda: m.apply(["s"]),
+            m.uninstall,
+            lambda: m.revert(["n"]),
+            lambda: m.revert(["s", "n"]),
+            m.reinstall,
+            lambda: m.apply(["s", "a"]),
+        ):
+            step()
+            m.states_and_bytes_agree()
+        assert m.files() == (CORE_PATCHED, MADE_CHANGED)
+    finally:
+        m.teardown()
