@@ -52,12 +52,7 @@ def take_off(
                 + " ".join(together(ps.root, [*named, ps.patch.name], [ps.patch.name])),
             )
         path = ps.root / rec.path
-        current = overlay.get(path)
-        if current is None:
-            try:
-                current = read_regular(path)
-            except OSError as exc:
-                raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", reinstall_hint(ps))
+        current = current_bytes(ps.patch.name, path, overlay, reinstall_hint(ps))
         pristine = _restored(ps, rec, current, say)
         overlay[path] = pristine
         if pristine is None:
@@ -222,3 +217,15 @@ def _by_applied_revision(rec: FileRecord, current: bytes, store: Store) -> bytes
         at = end
     merged = b"".join(out + base[at:])
     return merged if code_hash(merged) == rec.original_code else None
+
+
+def current_bytes(name: str, path: Path, overlay: Overlay, hint: str) -> bytes:
+    """The file's bytes as the run leaves them so far (`overlay`: what earlier steps of it wrote), else as on
+    disk; refused for patch `name` with `hint` where it cannot be read (for revert and write.uninstalled)."""
+    current = overlay.get(path)
+    if current is not None:
+        return current
+    try:
+        return read_regular(path)
+    except OSError as exc:
+        raise RefusedError(f"{name}: cannot read {path}: {exc.strerror}", hint) from None

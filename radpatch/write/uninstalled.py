@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from radpatch.errors import RefusedError
-from radpatch.files import read_regular
 from radpatch.prove import run, undo
 from radpatch.state.decide import PatchState, State
 from radpatch.state.record import Store, sha256
@@ -40,12 +39,7 @@ def take_off(ps: PatchState, named: set[str], overlay: undo.Overlay, say: Say) -
         if rec.path not in left or stacked_above(ps, rec):  # one stacked above: undo.take_off names it
             continue
         path = ps.root / rec.path
-        current = overlay.get(path)
-        if current is None:
-            try:
-                current = read_regular(path)
-            except OSError as exc:
-                raise RefusedError(f"{name}: cannot read {path}: {exc.strerror}", "check radpatch's permissions")
+        current = undo.current_bytes(name, path, overlay, "check radpatch's permissions")
         if sha256(current) != rec.patched_sha256:
             raise RefusedError(
                 f"{name}: {rec.path} is not exactly as {name} left it (a patch taken off under it changed it)",
