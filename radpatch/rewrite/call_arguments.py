@@ -72,7 +72,7 @@ class CallArguments:
             return None
         if looked_up(callee, self.imports) in self.scope.functions:
             return None  # the module's function by its name as a string: followed (rewrite.implicit_runs)
-        if own_class(callee, self.defined):
+        if own_class(callee, self.defined) and not self._rebound(callee):
             return None  # its `__init__`/`__new__`, or the method, is followed with it (rewrite.implicit_runs)
         root = callee.value if isinstance(callee, ast.Subscript) else callee  # `HANDLERS[0](CFG)`
         if isinstance(root, ast.Name) and root.id not in self.imports | self.classes | _BUILTINS:
@@ -120,7 +120,15 @@ class CallArguments:
         return isinstance(f, ast.Name) and (self._own_code(f.id) or (pure_builtin(run) and self._builtin(run)))
 
     def _builtin(self, call: ast.Call) -> bool:
-        return isinstance(call.func, ast.Name) and call.func.id not in self.imports | self.classes | _own(self.scope)
+        if not isinstance(call.func, ast.Name) or self._rebound(ast.Attribute(ast.Name("builtins"), call.func.id)):
+            return False  # `builtins.len = ...` (att62 F6)
+        return call.func.id not in self.imports | self.classes | _own(self.scope)
+
+    def _rebound(self, callee: ast.AST) -> bool:
+        """`Owner.attr` stored by the scope's code (`_C.m = ...`, `builtins.len = ...`: rewrite.rebound_names)."""
+        if not (isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name)):
+            return False
+        return bool({f"{callee.value.id}.{callee.attr}", f"{callee.value.id}.*"} & self.scope.rebound)
 
     def _handles_logs(self) -> bool:
         """The module installs a log handler, filter or record factory: a log call's record holds what it is

@@ -24,6 +24,7 @@ from radpatch.rewrite.evaluates_to import yields, yields_all
 from radpatch.rewrite.known_callees import imported, wraps_only
 from radpatch.rewrite.let_out_order import Enclosing, Position
 from radpatch.rewrite.loop_displays import displayed
+from radpatch.rewrite.rebound_names import ANY, rebound
 
 if TYPE_CHECKING:
     Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -70,6 +71,8 @@ class Callees:
                 self.other.add(node.id)  # `for run in ...`, `with ... as run`, `del run`
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.other.update((x.asname or x.name).split(".")[0] for x in node.names)
+        self.rebound = rebound(body)  # `globals()["_f"] = ...`, `_f.__code__ = ...` (att62 F6)
+        self.other.update(self.functions if ANY in self.rebound else self.rebound & self.functions.keys())
         escaped: dict[int, tuple[Function, frozenset[str]]] = {}
         self.scopes = Enclosing(body)
         self.let_out: dict[int, Position | None] = {}  # where in import order each is first let out

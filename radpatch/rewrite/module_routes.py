@@ -58,7 +58,8 @@ def other_module(node: ast.AST, keys: Set[str] = frozenset()) -> bool:
 
 def may_name_self(key: ast.AST, keys: Set[str] = frozenset()) -> bool:
     """A module name that may be this module's: a constant, `__name__`, `__package__`, `__spec__.name`,
-    a name of `keys` (module_keys), an item of the namespace (`globals()["__name__"]`), a branch of
+    a name of `keys` (module_keys), an item of the namespace (`globals()["__name__"]`), a key of
+    `sys.modules`, a branch of
     `x if c else y` or `x or y` that may be, a string built from one (`f"{__name__}"`,
     `__name__.rpartition(".")[0]`) or from constants only; not one computed from other parts (an
     attribute such as `self.module_name`, a parameter, an f-string or call of them)."""
@@ -74,6 +75,8 @@ def may_name_self(key: ast.AST, keys: Set[str] = frozenset()) -> bool:
         )
     if isinstance(key, ast.Subscript) and namespace_call(key.value):
         return True
+    if any(sys_modules(n) for n in ast.walk(key)):
+        return True  # `for k in list(sys.modules)`: any module's name, this one's too (att62 F3)
     parts = _parts(key)
     built = [p for p in parts if not isinstance(p, ast.Constant)]
     return any(may_name_self(p, keys) for p in built) or (bool(parts) and not built)

@@ -17,22 +17,28 @@ import ast
 from collections.abc import Sequence
 
 from radpatch.rewrite.escapes import Escapes
-from radpatch.rewrite.implicit_runs import Implicitly
 from radpatch.rewrite.later_runs import Unfollowed, runs_after
 from radpatch.rewrite.module_routes import module_names
 
 
-def later_module_stores(body: list[ast.stmt], name: str, bound: ast.AST) -> list[ast.AST]:
-    """The nodes a refusal names (the statement of the module's code that runs the store) where a
-    function run after `bound` may bind `name` through the module object."""
+def later_module_stores(body: list[ast.stmt], name: str, bound: ast.AST) -> list[tuple[ast.AST, str | None]]:
+    """The nodes a refusal names (the statement of the module's code that runs the store), each with
+    None, where code run after `bound` may bind `name` through the module object, or with what
+    happens there, where it hands the module's namespace or the module object on (a def returning
+    `globals()`, a list holding the module, `for m in sys.modules.values()`, `m.__class__ = ...`: att62
+    F3, F8), so that code radpatch does not read may bind it."""
     uses = Escapes(body, name, "object")
     spaces = module_names(body, imports=False)  # `_g = globals()`
-    out: list[ast.AST] = []
+    out: list[tuple[ast.AST, str | None]] = []
     for node, _, shown in runs_after(body, name, bound):
-        if not isinstance(shown, Implicitly):
-            continue  # the module's own code and the functions it calls: prove.placement reads them
-        if not isinstance(node, Unfollowed) and _stores(node, name, uses, spaces):  # deeper: not read
-            out.append(shown)
+        if isinstance(node, Unfollowed):
+            continue  # deeper than the walk follows: not read
+        if _stores(node, name, uses, spaces):
+            out.append((shown, None))
+            continue
+        handed = None if _store_form(node, uses) else uses.ns.escape(node)
+        if handed is not None:
+            out.append((shown, handed[1]))
     return out
 
 
@@ -40,8 +46,8 @@ def _stores(node: ast.AST, name: str, uses: Escapes, spaces: set[str]) -> bool:
     """`node` may bind `name` through the module object to a value that does not read it (a store
     whose value reads the name, `globals().update(X=X or 1)`, keeps what the change gave)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        told = len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
-        if node.func.id in ("setattr", "delattr") and len(node.args) >= 2 and uses.module(node.args[0], not told):
+        # `setattr(sys.modules[k], "LIMIT", 1)`: any module's key may be the module's own (att62 F3)
+        if node.func.id in ("setattr", "delattr") and len(node.args) >= 2 and uses.module(node.args[0]):
             return _may_be(node.args[1], name) and not _reads(node.args[2:], name)
         return node.func.id == "exec"
     if (
@@ -83,3 +89,23 @@ def _namespace(node: ast.AST, spaces: set[str], uses: Escapes) -> bool:
 
 def _may_be(key: ast.AST, name: str) -> bool:
     return not isinstance(key, ast.Constant) or key.value == name
+
+
+_STORE_METHODS = frozenset({"update", "__setitem__", "__delitem__", "setdefault", "pop", "popitem", "clear"})
+_SETTERS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__"})
+
+
+def _store_form(node: ast.AST, uses: Escapes) -> bool:
+    """`node` (through `(_m := ...)`, `a or b`) is what a store writes into: `setattr(node, ...)`,
+    `object.__setattr__(node, ...)`, `node.update(...)`, `node.__setattr__(...)`: a store, which `_stores` and
+    prove.placement judge by the name it binds and what its value reads, not the namespace handed on."""
+    parent = uses.parents.get(id(node))
+    while isinstance(parent, (ast.NamedExpr, ast.BoolOp, ast.IfExp)):
+        node, parent = parent, uses.parents.get(id(parent))
+    if isinstance(parent, ast.Call) and parent.args[:1] == [node]:
+        func = parent.func
+        return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) in _SETTERS
+    if isinstance(parent, ast.Attribute) and parent.attr in _STORE_METHODS | _SETTERS:
+        above = uses.parents.get(id(parent))
+        return isinstance(above, ast.Call) and above.func is parent
+    return False

@@ -28,6 +28,7 @@ from .calls import _literal, call_stores, lambda_calls, module_calls, named_lamb
 from .guards import type_checking_names
 from .reached import ModuleCode, Summaries
 from .shadowing import DEFS, binds
+from .store_calls import global_enum_names
 from .stores import _module_statements, class_bodies, module_aliases
 
 if TYPE_CHECKING:
@@ -95,12 +96,9 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
 
 def _join(parts: Iterable[tuple[tuple[Found, ...], frozenset[str]]]) -> tuple[tuple[Found, ...], frozenset[str]]:
     """What several functions store (each once, in order) and read."""
-    found: dict[Found, None] = {}
-    reads: set[str] = set()
-    for f, r in parts:
-        found.update(dict.fromkeys(f))
-        reads |= r
-    return tuple(found), frozenset(reads)
+    pairs = list(parts)
+    found = dict.fromkeys(x for f, _ in pairs for x in f)
+    return tuple(found), frozenset(x for _, r in pairs for x in r)
 
 
 def _header(s: ast.stmt) -> str:
@@ -227,6 +225,9 @@ def _rebinds(s: ast.stmt, classes: set[str], aliases: Aliases) -> Iterator[Found
     if isinstance(s, ast.ImportFrom) and any(a.name == "*" for a in s.names):
         yield "<module>", None, (s.level, s.module)
         return
+    exported = global_enum_names(s)  # `@enum.global_enum`: the class's members become the module's names
+    if exported is None or exported:
+        yield "<module>", exported, None
     targets: list[ast.expr] = []
     if isinstance(s, (ast.Assign, ast.Delete)):
         targets = list(s.targets)

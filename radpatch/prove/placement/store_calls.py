@@ -51,3 +51,22 @@ def normalized(call: ast.Call, aliases: Aliases) -> ast.Call:
         else:
             break
     return call
+
+
+def global_enum_names(s: ast.stmt) -> frozenset[str] | None:
+    """The names `enum.global_enum` binds in the module when `s` runs it (att62 F3): a class `s` it
+    decorates exports its members (the names its body assigns); `global_enum(C)` called, any name
+    (None). The empty set where `s` runs none."""
+    if isinstance(s, ast.ClassDef) and any(_global_enum(d) for d in s.decorator_list):
+        targets = (t for x in s.body if isinstance(x, (ast.Assign, ast.AnnAssign)) for t in _targets(x))
+        return frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    calls = (n for n in ast.walk(s) if isinstance(n, ast.Call) and _global_enum(n.func))
+    return None if next(calls, None) is not None and not isinstance(s, ast.ClassDef) else frozenset()
+
+
+def _global_enum(node: ast.expr) -> bool:
+    return (chain(node) or "").rsplit(".", 1)[-1] == "global_enum"
+
+
+def _targets(x: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return list(x.targets) if isinstance(x, ast.Assign) else [x.target]

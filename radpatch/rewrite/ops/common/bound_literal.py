@@ -208,7 +208,8 @@ def refuse_later_module_stores(text: str, name: str, line: int) -> None:
     """set_constant changing `name` bound at `line`: refused when a function the module runs at
     import after it may bind the name through the module object (rewrite.module_stores)."""
     if not re.search(
-        r"\b(?:setattr|delattr|globals|vars|locals|modules|exec|__dict__|import_module|__import__|f_globals|f_locals|__globals__)\b",
+        r"\b(?:setattr|delattr|globals|vars|locals|modules|exec|__dict__|import_module|__import__|f_globals|f_locals"
+        r"|__globals__|getmodule|__class__)\b",
         text,
     ):
         return  # no way to the module object: no parse
@@ -216,11 +217,13 @@ def refuse_later_module_stores(text: str, name: str, line: int) -> None:
     bound = next((n for n in body if n.lineno <= line <= (n.end_lineno or 0)), None)
     found = later_module_stores(body, name, bound) if bound is not None else []
     if found:
-        at, said = getattr(found[0], "lineno", 0), shown_text(found[0])
+        (node, handed), hint = found[0], "set_constant proves no later code rebinds the name"
+        at, said = getattr(node, "lineno", 0), shown_text(node)
+        how = f": {handed}, and code radpatch does not read may rebind `{name}`" if handed else ""
         raise LaterChange(
-            f"line {at} (`{said}`) may rebind `{name}` through the module object after line {line} binds it: "
+            f"line {at} (`{said}`) may rebind `{name}` through the module object after line {line} binds it{how}: "
             f"the set_constant of `{name}` may not be what the module keeps",
-            f"set_constant proves no later code rebinds the name; change line {at} with a `replace` rewrite instead",
+            f"{hint}; change line {at} with a `replace` rewrite instead",
         )
 
 
