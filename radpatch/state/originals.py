@@ -30,7 +30,11 @@ class Originals(RecordFile):
                 os.replace(tmp, path)
                 fsync_dir(folder)
         except OSError as exc:
-            raise EnvironmentProblem(f"cannot keep the original in {folder}: {exc.strerror}")
+            raise EnvironmentProblem(
+                f"cannot keep the original in {folder}: {exc.strerror}",
+                f"make {folder} a directory radpatch may write, with free space on its file system (a plain "
+                "file or a full disk is in the way), then run the same command again",
+            ) from None  # att63 F11: no way out was said
 
     def original(self, digest: str) -> bytes | None:
         """The kept bytes whose sha256 is `digest`, or None if they are gone (or not those bytes)."""
