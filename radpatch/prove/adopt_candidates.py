@@ -10,6 +10,7 @@ from radpatch.prove import onto
 from radpatch.registry.model import Patch, creates
 from radpatch.state.decide import FileState, PatchState, State
 from radpatch.state.record import Store
+from radpatch.state.stack import trusted_names
 
 
 def adoptable(ps: PatchState, created: frozenset[Path] = frozenset(), above: bool = False) -> list[FileState]:
@@ -19,15 +20,17 @@ def adoptable(ps: PatchState, created: frozenset[Path] = frozenset(), above: boo
     if ps.record is not None or ps.declined or ps.root is None or ps.state not in states:
         return []
     store = Store(ps.root)
+    # records left from another install (an upgrade) speak for no file of this one (att63 F2)
+    trust = trusted_names(store, ps.dist, ps.dist_record) if ps.dist is not None else None
     files = list(ps.files) if above else [f for f in ps.files if f.state is not State.NOT_APPLIED]
-    return files if files and all(_fits(f, store, created) for f in files) else []
+    return files if files and all(_fits(f, store, created, trust) for f in files) else []
 
 
-def _fits(f: FileState, store: Store, created: frozenset[Path]) -> bool:
+def _fits(f: FileState, store: Store, created: frozenset[Path], trust: frozenset[str] | None = None) -> bool:
     """A file a candidate may be adopted on: a hand edit on top of radpatch's patches of it (its
     bytes then may be RECORD's: a second round took the edit out), else not as installed, with
     its bytes before known."""
-    if store.chain(f.relpath):
+    if any(trust is None or name in trust for name, _ in store.chain(f.relpath)):
         return f.exists and onto.edited_on(store, f.relpath, f.data) is not None
     return not f.wheel_record_match and not (needs_wheel(f, created) and not f.wheel_record_sha256)
 

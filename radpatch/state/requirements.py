@@ -104,7 +104,7 @@ def requirements_met(
             return name in recorded()
         s = state_of(name)
         if s.state in SATISFIED:
-            return True
+            return not s.unrecorded  # no record of radpatch's: the engine-start check does not count it (att63 F3)
         note = renamed(s) if s.state is State.NOT_APPLIED else None
         if note:
             under_old[name] = note
@@ -130,7 +130,9 @@ def requirements_met(
     def reads(name: str) -> State:  # what a requirement reads: one no registry given has is not applied
         return state_of(name).state if name in by_name or name in known else State.NOT_APPLIED
 
-    def drifted(name: str) -> bool:  # a requirement not met that reads drifted itself: the note says so
+    def drifted(name: str) -> bool | str:  # a requirement not met that reads drifted itself: the note says so
+        if reads(name) is State.APPLIED and state_of(name).unrecorded:
+            return "carries its code without a record of radpatch's"
         return reads(name) is State.DRIFTED
 
     notes = unmet_requirements(list(needs.items()), met, drifted)

@@ -202,7 +202,7 @@ def combine(patch: str, record: PatchRecord | None, each: Sequence[FileVerdict])
 
 
 def unmet_requirements(
-    applied: Sequence[tuple[str, Sequence[str]]], met: Callable[[str], bool], drifted: Callable[[str], bool]
+    applied: Sequence[tuple[str, Sequence[str]]], met: Callable[[str], bool], drifted: Callable[[str], bool | str]
 ) -> dict[str, str]:
     """The one requirement pass (status, the SBOM, `diff`, the engine-start check): for each applied
     entry, given as (its name, its requirements: as its registry writes them and as radpatch's
@@ -212,7 +212,8 @@ def unmet_requirements(
     `met(name)`: whether the caller reads that requirement applied (status: its state, obsolete
     counting, or radpatch's record for an entry no registry loaded has; the engine-start check: the
     record's patches the hashes read applied, the conservative reading). `drifted(name)`: whether
-    that requirement, not met, reads drifted itself: the note says so, as of one drifted down a chain."""
+    that requirement, not met, reads drifted itself: the note says so, as of one drifted down a chain (a
+    text: what it reads instead, for one applied without radpatch's record, which the check does not count)."""
     out: dict[str, str] = {}
     changed = True
     while changed:  # to a fixed point: each round can only add entries, at most one round per entry
@@ -228,7 +229,7 @@ def unmet_requirements(
                 out[name] = "; ".join(
                     [
                         *([requirement_note(missing)] if missing else []),
-                        *(_drifted_note(r) for r in itself),
+                        *(_drifted_note(r, reading=drifted(r)) for r in itself),
                         *(_drifted_note(r, chained=True) for r in chained),
                     ]
                 )
@@ -236,9 +237,9 @@ def unmet_requirements(
     return out
 
 
-def _drifted_note(requirement: str, chained: bool = False) -> str:
+def _drifted_note(requirement: str, chained: bool = False, reading: bool | str = True) -> str:
     why = " (a requirement of its own is not applied)" if chained else ""
-    return f"it requires {requirement}, which reads drifted{why}"
+    return f"it requires {requirement}, which {reading if isinstance(reading, str) else 'reads drifted'}{why}"
 
 
 def with_note(reason: str, note: str) -> str:
