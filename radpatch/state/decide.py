@@ -73,7 +73,7 @@ def states(
     shadowed: dict[Path, Shadow] = {}
     if imported:
         files = [(f.module, f.path) for s in each if s.state is State.APPLIED for f in s.files]
-        shadowed = {sh.patched: sh for sh in shadows(env, files)}
+        shadowed = {sh.patched: sh for sh in shadows(env, files, here=True)}
         each = [_with_shadow(s, shadowed) for s in each]
     return States(requirements_met(registry, env, each, judge, renamed), shadowed)
 

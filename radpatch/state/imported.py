@@ -46,8 +46,15 @@ class Shadow:
     module: str
     patched: Path  # the file radpatch patched
     imported: Path  # the file the target interpreter would import instead
+    here: Path | None = None  # the working directory it is in: `python -m`/`-c` started there put it first
 
     def describe(self) -> str:
+        if self.here is not None:
+            return (
+                f"{self.module} would be imported from {self.imported} by `python -m` or `python -c` started in "
+                f"{self.here} (Python puts the working directory first on the import path), not from the patched "
+                f"{self.patched}: the patch does not run there; start the engine from another directory"
+            )
         if self.imported.parent == self.patched.parent or self.imported.parent == self.patched.parent.parent:
             return (
                 f"{self.module} would be imported from {self.imported}, not from the patched {self.patched} "
@@ -67,13 +74,16 @@ class Shadow:
         )
 
 
-def shadows(env: PythonEnv, files: list[tuple[str, Path]]) -> list[Shadow]:
+def shadows(env: PythonEnv, files: list[tuple[str, Path]], here: bool = False) -> list[Shadow]:
     """Of (module, patched file) pairs, those the target interpreter would import from elsewhere.
-    [] when it cannot be asked (the answer is then unknown, not a shadow)."""
+    [] when it cannot be asked (the answer is then unknown, not a shadow). `here`: as `python -m` and
+    `python -c` started in radpatch's working directory would, that directory first (att63 F4: a
+    checkout there is what an engine started there runs)."""
     if not files:
         return []
     tops = sorted({module.split(".")[0] for module, _ in files})
-    path = json.dumps([str(p) for p in env.import_path or env.paths])  # zip archives included
+    cwd = Path(os.getcwd()) if here else None
+    path = json.dumps([*([str(cwd)] if cwd else []), *(str(p) for p in env.import_path or env.paths)])
     try:
         done = subprocess.run(
             [env.executable, "-c", _PROBE, path, json.dumps(tops)],
@@ -90,7 +100,8 @@ def shadows(env: PythonEnv, files: list[tuple[str, Path]]) -> list[Shadow]:
     for module, patched in files:
         where = _file_of(import_name(module), found.get(module.split(".")[0]), suffixes)
         if where is not None and not _same(where, patched):
-            out.append(Shadow(module, patched, where))
+            inside = cwd is not None and os.path.commonpath([str(where), str(cwd)]) == str(cwd)
+            out.append(Shadow(module, patched, where, cwd if inside else None))
     return out
 
 

@@ -280,3 +280,23 @@ def test_a_shadowing_checkout_fails_status_check(stk: Stk, tmp_path: Path, monke
     assert [f["imported_from"] for f in st["files"]] == [str(checkout / "stk" / "core.py")], st
     # the state stays `applied` (radpatch's files are as it wrote them); the check's verdict is in the JSON too
     assert st["state"] == "applied" and st["passes_check"] is False, st
+
+
+def test_a_checkout_in_the_working_directory_fails_status_check(
+    stk: Stk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """att63 F4: `python -m` and `python -c` put the working directory first on the import path, so an engine
+    started where a checkout of the package lies runs the checkout; `status --check` run there passed."""
+    stk.ok("apply", "low")
+    checkout = tmp_path / "checkout"
+    for rel in ("stk/__init__.py", "stk/core.py"):
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / rel).write_bytes(stk.pristine[rel])
+    monkeypatch.chdir(tmp_path)  # beside the checkout, not in it: nothing shadows
+    assert stk("status", "--check", "low").code == 0
+    monkeypatch.chdir(checkout)
+    r = stk("status", "--check", "low")
+    assert r.code == 3, (r.out, r.err)
+    assert str(checkout / "stk" / "core.py") in r.err and f"started in {checkout}" in r.err, r.err
+    (st,) = json.loads(stk.ok("status", "--json", "low").out)
+    assert st["state"] == "applied" and st["passes_check"] is False, st
