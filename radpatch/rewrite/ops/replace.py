@@ -22,10 +22,13 @@ from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import libcst as cst
 
     from radpatch.registry.code import expression_text
     from radpatch.rewrite.elifs import as_else, elif_hits
+    from radpatch.rewrite.inline import inline_statements
     from radpatch.rewrite.matching import (
         find_expressions,
         find_statements,
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.merge import comment_lines, fit, merge, same_trailing_comment
     from radpatch.rewrite.ops.common import in_scope, slot_of, with_body
-    from radpatch.rewrite.ops.common.no_match import candidates
+    from radpatch.rewrite.ops.common.no_match import Explanation, candidates, statement_candidates
     from radpatch.rewrite.ops.common.replace_misses import keyword_or, part_or
     from radpatch.rewrite.ops.common.selection import (
         nested_matches,
@@ -158,6 +161,7 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             op.scope,
             offset,
             cst.parse_expression(expression_text(new)) if expression else None,
+            missing=None if expression else _not_whole_lines(module, scope, old, offset),
         )
     elif expression:
         kind = type(old_node)
@@ -188,6 +192,19 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             hit, fit(module, hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
         )
     return _swap_statements(module, hit, old, new)
+
+
+def _not_whole_lines(module: cst.Module, scope: Path_, code: str, offset: int) -> Callable[[], Explanation]:
+    """Why an inverse finds no `with` statement: where it sits inside a line (joined with the next by `;`, a
+    one-line suite), which whole-line matching cannot take (att63 F10: it said the result is not there)."""
+
+    def explain() -> Explanation:
+        if inline_statements(module, scope, code):
+            detail = statement_candidates(module, scope, code, offset)()[0]
+            return f"{detail}: radpatch undoes whole lines", False
+        return "the rewrite's result is not there", False
+
+    return explain
 
 
 def _swap_statements(module: cst.Module, hit: Path_, old_code: str, new_code: str) -> cst.CSTNode:

@@ -223,10 +223,13 @@ def undo_pick(
     offset: int,
     undo: cst.CSTNode | None,
     undo_of: Callable[[Path_], cst.CSTNode] | None = None,
+    missing: Callable[[], Explanation] | None = None,
 ) -> Path_:
     """The hit an inverse restores. With `occurrence: n`, forward took the n-th match of `find`;
     in the patched code that is the `with` match preceded by exactly n-1 `find` matches. `within`
-    is judged on the code as it was: each hit put back as `undo`, or as `undo_of(hit)` gives it."""
+    is judged on the code as it was: each hit put back as `undo`, or as `undo_of(hit)` gives it.
+    `missing`: why no `with` matches, where the caller can tell more than that it is not there."""
+    gone = missing or (lambda: ("the rewrite's result is not there", False))
     if op.within:
         find_hits = [h for h in find_hits if is_within(module, h, op.within, None)]
         with_hits = [h for h in with_hits if is_within(module, h, op.within, undo_of(h) if undo_of else undo)]
@@ -234,9 +237,7 @@ def undo_pick(
             hits = [(h, None) for h in find_hits] + [(h, undo_of(h) if undo_of else undo) for h in with_hits]
             _count_in_one(module, hits, op.within, what, scope, offset)
     if op.occurrence is None or op.occurrence == "all" or pick_index() is not None:
-        return select(
-            module, with_hits, what, scope, None, offset, lambda: ("the rewrite's result is not there", False)
-        )
+        return select(module, with_hits, what, scope, None, offset, gone)
     pos = lines_positions(module, [h[-1] for h in [*find_hits, *with_hits]])
     fpos, wpos = pos[: len(find_hits)], pos[len(find_hits) :]
     chosen = [
@@ -247,7 +248,7 @@ def undo_pick(
         # the same edit at neighbouring occurrences (`occurrence: 1` and `occurrence: 2`, one `with`):
         # their results stand in occurrence order, and nothing else between them reads as the result
         chosen = [chosen[run[0]]]
-    return select(module, chosen, what, scope, None, offset, lambda: ("the rewrite's result is not there", False))
+    return select(module, chosen, what, scope, None, offset, gone)
 
 
 _UNDO_RUN: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("radpatch_undo_run", default=None)
