@@ -71,11 +71,21 @@ def states(
 
     each = [patch_state(p, env, judge) for p in patches]
     shadowed: dict[Path, Shadow] = {}
+    asked: set[Path] = set()
+
+    def hidden(s: PatchState) -> bool:  # a requirement's file too (a requirement not named is decided later)
+        files = [(f.module, f.path) for f in s.files if f.path not in asked]
+        if imported and files:
+            asked.update(path for _, path in files)
+            shadowed.update((sh.patched, sh) for sh in shadows(env, files, here=True))
+        return any(f.path in shadowed for f in s.files)
+
     if imported:
         files = [(f.module, f.path) for s in each if s.state is State.APPLIED for f in s.files]
-        shadowed = {sh.patched: sh for sh in shadows(env, files, here=True)}
+        asked.update(path for _, path in files)
+        shadowed.update((sh.patched, sh) for sh in shadows(env, files, here=True))
         each = [_with_shadow(s, shadowed) for s in each]
-    return States(requirements_met(registry, env, each, judge, renamed), shadowed)
+    return States(requirements_met(registry, env, each, judge, renamed, hidden), shadowed)
 
 
 def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:

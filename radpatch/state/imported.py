@@ -100,9 +100,18 @@ def shadows(env: PythonEnv, files: list[tuple[str, Path]], here: bool = False) -
     for module, patched in files:
         where = _file_of(import_name(module), found.get(module.split(".")[0]), suffixes)
         if where is not None and not _same(where, patched):
-            inside = cwd is not None and os.path.commonpath([str(where), str(cwd)]) == str(cwd)
-            out.append(Shadow(module, patched, where, cwd if inside else None))
+            out.append(Shadow(module, patched, where, cwd if _from(cwd, where, module) else None))
     return out
+
+
+def _from(cwd: Path | None, where: Path, module: str) -> bool:
+    """`where` is the working directory's own copy (`cwd/pkg/...`, `cwd/pkg.py`), not a file of an import path
+    entry that lies below it (site-packages under the working directory)."""
+    top = module.split(".")[0]
+    if cwd is None or not where.is_relative_to(cwd):
+        return False
+    first = where.relative_to(cwd).parts[0]
+    return first == top or first.split(".")[0] == top
 
 
 def import_name(module: str) -> str:

@@ -5,7 +5,7 @@ applied entry requires what it takes off."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,7 +64,12 @@ def _current(root: Path, rec: PatchRecord) -> bool:
 
 
 def requirements_met(
-    registry: Registry, env: PythonEnv, states: list[PatchState], judge: Judge, renamed: Renamed
+    registry: Registry,
+    env: PythonEnv,
+    states: list[PatchState],
+    judge: Judge,
+    renamed: Renamed,
+    hidden: Callable[[PatchState], bool] = lambda s: False,
 ) -> list[PatchState]:
     """`states` with each applied entry whose requirement is not applied (nor obsolete) read drifted,
     naming it: it is not what runs as tested (a requirement not among `states` decided with `judge`).
@@ -75,7 +80,8 @@ def requirements_met(
     revision is until `apply` re-applies it ("applied (old revision)"): both readers say applied.
     A requirement that reads not applied but is a recorded entry renamed (`renamed`, the takeover
     rule: its code applied under the old name) is met, as the record the engine-start check reads says;
-    the entry requiring it says so."""
+    the entry requiring it says so. `hidden(state)`: whether a copy the target interpreter imports first shadows
+    a file of it (state.imported): such a requirement is not what runs, as the engine-start check reads it."""
     from radpatch.state.decide import patch_state
 
     by_name = {s.patch.name: s for s in states}
@@ -103,8 +109,8 @@ def requirements_met(
         if name not in by_name and name not in known:  # no registry given has it: its record decides
             return name in recorded()
         s = state_of(name)
-        if s.state in SATISFIED:
-            return not s.unrecorded  # no record of radpatch's: the engine-start check does not count it (att63 F3)
+        if s.state in SATISFIED:  # no record of radpatch's, or shadowed: the engine-start check does not count it
+            return not s.unrecorded and not (s.state is State.APPLIED and hidden(s))  # att63 F3
         note = renamed(s) if s.state is State.NOT_APPLIED else None
         if note:
             under_old[name] = note
@@ -133,6 +139,8 @@ def requirements_met(
     def drifted(name: str) -> bool | str:  # a requirement not met that reads drifted itself: the note says so
         if reads(name) is State.APPLIED and state_of(name).unrecorded:
             return "carries its code without a record of radpatch's"
+        if reads(name) is State.APPLIED and hidden(state_of(name)):
+            return "is not what the target interpreter imports (a copy shadows it: `radpatch status` names it)"
         return reads(name) is State.DRIFTED
 
     notes = unmet_requirements(list(needs.items()), met, drifted)

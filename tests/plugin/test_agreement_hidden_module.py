@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import os
 import py_compile
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -25,6 +26,7 @@ import pytest
 
 from tests.lib.agree import CORE, FILES, UTIL, Target, Template, engine_starts, fresh, make_template
 from tests.lib.generated import sample
+from tests.lib.registry import write_entry
 
 pytestmark = pytest.mark.wheel
 
@@ -113,3 +115,44 @@ def test_a_module_hidden_by_a_package_fails_status_and_the_engine_start_check_al
         words = "compiled extension" if made == "extension" else "which hides it"
         assert words in seen.detail, seen
         assert words in str(status["reason"]) or "the patch does not run" in str(status["reason"]), status
+
+
+DEP = """\
+summary: s
+description: d
+distribution: rpagree
+supported: ">=1.0,<2"
+requires: [a]
+modules:
+  core: rpagree.core
+rewrites:
+  - id: scale
+    file: core
+    replace: {scope: scale, find: "x * 2", with: "x * 7"}
+"""
+HIDING = ["package-pristine", "package-pyc", "package-extension", "extension"]
+
+
+@pytest.mark.parametrize("made", sample(HIDING))
+def test_an_entry_whose_requirement_is_hidden_fails_in_both(
+    template: Template, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made: str
+) -> None:
+    """att63 F3 (f12): `dep` requires `a`; a's util.py hidden by what is made beside it. status failed `a` but
+    counted it as met for `dep`, whose check passed while the engine-start check read `dep` drifted."""
+    t = fresh(template, tmp_path / "venv")
+    registry = tmp_path / "registry"
+    shutil.copytree(template.registry, registry)
+    write_entry(registry, "dep", DEP, dedent=False)
+    t = Target(t.venv, registry, t.wheels)
+    assert t.radpatch("apply", "a", "dep")[0] == 0
+    _make(t.site, made, UTIL, t.python)
+    assert _imported_file(t, UTIL) != t.site / UTIL  # the oracle: a's code does not run
+    for name in ("a", "dep"):
+        passes = t.check_passes(name)
+        assert not passes, (name, t.status(name)[name])
+        assert engine_starts(t.site, name, monkeypatch) == passes, (name, t.engine(name)[name].detail)
+    said = str(t.status("dep")["dep"]["reason"])
+    assert "it requires a, which" in said, said
+    monkeypatch.chdir(tmp_path)  # the venv lies below the working directory: what hides util.py is not its copy
+    said = str(t.status("a")["a"]["reason"])
+    assert "started in" not in said, said
