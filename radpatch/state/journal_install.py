@@ -35,5 +35,7 @@ def replaced(root: Path, was: InstallOf | None, op: str) -> str:
 
 
 def installed_bytes(root: Path, was: InstallOf | None, relpath: str, sha: str) -> bool:
-    """Are the bytes of sha256 `sha` what `was`'s RECORD lists for `relpath` (what restore puts back)?"""
-    return was is not None and wheel_record.sha256_of(root / was.dist_info / "RECORD", relpath) == sha
+    """Are the bytes of sha256 `sha` what `was`'s RECORD (unknown: any RECORD in `root`) lists for
+    `relpath`: what `radpatch restore` puts back?"""
+    infos = [root / was.dist_info] if was is not None else dist_infos.in_dir(root)
+    return any(wheel_record.sha256_of(d / "RECORD", relpath) == sha for d in infos)

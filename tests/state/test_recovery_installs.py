@@ -10,6 +10,8 @@ killed by its fault points (SIGKILL) and run again as its own process.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import shutil
 import signal
 import subprocess
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.lib.installed import DEMO_DIST, DEMO_FILES, Env, assert_settled
+from tests.lib.site import Site
 from tests.lib.venvs import pip
 from tests.lib.wheels import build_wheel
 
@@ -118,3 +121,28 @@ def test_kept_bytes_go_once_pip_reinstalls(demo_env: Env, tmp_path: Path) -> Non
     install(env, tmp_path, "1.0.1", DEMO_FILES)
     ok(env.run("revert", env.patch))
     assert not env.state_dir.exists()
+
+
+def test_a_journal_of_an_older_radpatch_writes_nothing_and_keeps_its_bytes(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    """A journal written before radpatch recorded the install (absolute paths, no install): the
+    recovery cannot tell that the install is the one that run was for, so it writes nothing and
+    keeps the bytes from before the run for `radpatch restore`."""
+    from radpatch.state import record as store
+
+    util = site.root / "toypkg/util.py"
+    installed = util.read_bytes()
+    journal = site.root / ".radpatch/journal"
+    journal.mkdir(parents=True)
+    (journal / "0.before").write_bytes(installed)
+    entry = {"path": str(util), "before": _sha(installed), "after": _sha(b"x = 1\n"), "blob": "0.before"}
+    (journal / "plan.json").write_text(json.dumps({"run": "r", "op": "apply", "patches": ["toy"], "files": [entry]}))
+    util.write_bytes(b"x = 1\n")  # as that run left it
+    out = radpatch("--registry", str(toy), "revert", "toy")
+    assert "of an older radpatch, does not say which install" in out.out, out
+    assert "`radpatch restore toypkg/util.py` puts them back" in out.out, out
+    assert util.read_bytes() == b"x = 1\n" and not journal.exists()
+    assert store.Store(site.root).original(_sha(installed)) == installed
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
