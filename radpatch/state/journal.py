@@ -134,8 +134,8 @@ class Journal(Salvaged):
             other = replaced(self.root, entry.install, plan.op)
             if other:
                 notes.append(
-                    f"left {entry.relpath} as it is: {other}; its bytes from before that run were that "
-                    "install's and are dropped (the files decide its state, as after any reinstall)"
+                    f"left {entry.relpath} as it is: {other}; that run's bytes of it, the old install's, "
+                    "are dropped (the files decide its state, as after any reinstall)"
                 )
             elif digest == entry.after and entry.install is not None:
                 notes.append(self._undo(entry))
