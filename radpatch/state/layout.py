@@ -56,9 +56,16 @@ class StateDir:
 
     def refuse_links(self) -> None:
         """radpatch writes and deletes in its state directory only: a symbolic link at one of its
-        paths (the directory, record.json, originals/, journal/, the lock) could send a write or
+        paths (the directory, record.json, originals/, journal/, the lock, salvaged.json) could send a write or
         a delete anywhere, so none is followed."""
-        for path in (self.dir, self.record_path, self.dir / "originals", self.journal, self.dir / "lock"):
+        for path in (
+            self.dir,
+            self.record_path,
+            self.dir / "originals",
+            self.journal,
+            self.dir / "lock",
+            self.dir / "salvaged.json",
+        ):
             if path.is_symlink():
                 raise link_refusal(path)
 

@@ -44,11 +44,12 @@ class Originals(RecordFile):
             return None
         return data if sha256(data) == digest else None
 
-    def prune(self, records: dict[str, PatchRecord] | None = None) -> None:
+    def prune(self, records: dict[str, PatchRecord] | None = None, keep: frozenset[str] = frozenset()) -> None:
         """Drop kept bytes no record names (a rolled-back run may have kept some): each link's
-        original, and its result when kept (an adopted file's bytes, which nothing else holds)."""
+        original, and its result when kept (an adopted file's bytes, which nothing else holds);
+        `keep`: other bytes still needed (state.salvaged's)."""
         files = [f for r in (self.records() if records is None else records).values() for f in r.files]
-        wanted = {f.original_sha256 for f in files} | {f.patched_sha256 for f in files}
+        wanted = {f.original_sha256 for f in files} | {f.patched_sha256 for f in files} | keep
         originals = self.dir / "originals"
         if originals.is_symlink():  # never delete in a directory it points to
             return

@@ -13,6 +13,8 @@ State lives beside the distribution in `<site-packages>/.radpatch/`:
                 (what a hand edit on top of it starts from: prove.onto)
   journal/      present only while files are being written: the plan and each file's prior bytes,
                 so an interrupted run is rolled back (or, if its record was written, completed)
+  salvaged.json bytes from before an interrupted run that its recovery could not put back, kept in
+                originals/ while the file may still need them (state.salvaged)
   lock          fcntl lock serialising radpatch processes; the kernel releases it if one dies
 The directory is removed once nothing is recorded and no run is pending.
 """
@@ -48,7 +50,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Store(Journal, Lock):
     """radpatch's state beside one installation directory: the record (state.record_file), the kept
-    originals (state.originals), the journal (state.journal) and the lock (state.lock)."""
+    originals (state.originals, and state.salvaged's bytes an interrupted run left), the journal
+    (state.journal) and the lock (state.lock)."""
 
     def tidy(self) -> None:
         """Leave no trace: remove the state directory once nothing is recorded and no run is
@@ -56,12 +59,14 @@ class Store(Journal, Lock):
         if not self.dir.is_dir() or self.journal.exists() or any(self.dir.glob("journal.*")):
             return
         try:
-            if self.records():
+            salvaged = self.salvage_needed()  # settled first: entries no longer needed go
+            if self.records() or salvaged:
                 return
         except EnvironmentProblem:
             return  # an unreadable record is the user's to look at, not ours to delete
         with contextlib.suppress(OSError):
             self.record_path.unlink(missing_ok=True)
+            (self.dir / "salvaged.json").unlink(missing_ok=True)
             shutil.rmtree(self.dir / "originals", ignore_errors=True)
             (self.dir / "lock").unlink(missing_ok=True)
             self.dir.rmdir()

@@ -150,7 +150,7 @@ class RecordFile(StateDir):
         atomic_write(path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
         self.prune(records)  # housekeeping: never fails the run whose record is now written
 
-    def prune(self, records: dict[str, PatchRecord] | None = None) -> None:
+    def prune(self, records: dict[str, PatchRecord] | None = None, keep: frozenset[str] = frozenset()) -> None:
         """Drop kept bytes no record names: state.originals does (the record only asks for it)."""
 
 
@@ -199,7 +199,7 @@ def _file_record(f: dict[str, object]) -> FileRecord:
     rec = FileRecord(**{**f, "made_dirs": tuple(made), "target_code": tuple(target)})  # type: ignore[arg-type]
     _need(isinstance(rec.module, str) and isinstance(rec.path, str), f"file entry {f!r}")
     for rel in (rec.path, *rec.made_dirs):
-        _need(_inside(rel), f"the path {rel!r} is not inside the install root (absolute, empty or with ..)")
+        _need(inside(rel), f"the path {rel!r} is not inside the install root (absolute, empty or with ..)")
     for digest in (rec.original_sha256, rec.patched_sha256):
         _need(isinstance(digest, str) and bool(_SHA.match(digest)), f"not a sha256: {digest!r}")
     _need(isinstance(rec.base_sha256, str) and bool(_SHA.match(rec.base_sha256) or not rec.base_sha256), "base")
@@ -208,7 +208,7 @@ def _file_record(f: dict[str, object]) -> FileRecord:
     return rec
 
 
-def _inside(rel: str) -> bool:
+def inside(rel: str) -> bool:
     """`rel` names a file under the install root: relative, no `..`, no NUL (a hand-edited record
     naming /etc/passwd or ../../x.py is unreadable, never a file revert would write)."""
     parts = PurePosixPath(rel).parts

@@ -22,6 +22,7 @@ from radpatch.install import wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.run import Change
 from radpatch.state import recording
+from radpatch.state.journal_install import InstallOf
 from radpatch.state.record import Store, sha256, state_sha
 
 
@@ -64,7 +65,7 @@ def _write_group(
     dirs = {p: made.get(p) or removed.get(p, ()) for p in files}
     run_id = uuid.uuid4().hex
     created = {p: d for p, d in dirs.items() if files[p][0] is None}
-    store.begin(run_id, op, [c.patch.patch.name for c in group], files, created)
+    store.begin(run_id, op, [c.patch.patch.name for c in group], files, created, _installs(group))
     written: list[Path] = []
     try:
         for c in group if op == "apply" else ():  # before any file: a record never names an original not kept
@@ -119,6 +120,17 @@ def _write_group(
         raise
     store.end()
     _tidy_forgotten(group)
+
+
+def _installs(group: list[Change]) -> dict[Path, InstallOf]:
+    """The install each file belongs to, as planned against: recovery writes a file back only into that one."""
+    out = {}
+    for c in group:
+        dist, identity = c.patch.dist, c.patch.dist_record.files
+        if dist is not None and identity:
+            of = InstallOf(dist.dist_info.name, dist.name, str(dist.version), identity)
+            out.update({f.path: of for f in c.files})
+    return out
 
 
 def _tidy_forgotten(group: list[Change]) -> None:

@@ -114,7 +114,7 @@ def test_a_kept_original_that_is_a_fifo_is_written_again(site: Site, toy: Path, 
     assert radpatch("--registry", str(toy), "revert", "toy").code == 0 and sources(site) == pristine
 
 
-@pytest.mark.parametrize("link", ["originals", "record.json", ".radpatch"])
+@pytest.mark.parametrize("link", ["originals", "record.json", ".radpatch", "salvaged.json"])
 def test_a_symbolic_link_in_radpatch_state_is_refused_never_followed(
     site: Site, toy: Path, radpatch, tmp_path: Path, link: str
 ) -> None:  # type: ignore[no-untyped-def]
