@@ -104,13 +104,13 @@ def shadows(env: PythonEnv, files: list[tuple[str, Path]], here: bool = False) -
     return out
 
 
-def _from(cwd: Path | None, where: Path, module: str) -> bool:
-    """`where` is the working directory's own copy (`cwd/pkg/...`, `cwd/pkg.py`), not a file of an import path
+def _from(cwd: Path | None, found: Path, module: str) -> bool:
+    """`found` is the working directory's own copy (`cwd/pkg/...`, `cwd/pkg.py`), not a file of an import path
     entry that lies below it (site-packages under the working directory)."""
     top = module.split(".")[0]
-    if cwd is None or not where.is_relative_to(cwd):
+    if cwd is None or not found.is_relative_to(cwd):
         return False
-    first = where.relative_to(cwd).parts[0]
+    first = found.relative_to(cwd).parts[0]
     return first == top or first.split(".")[0] == top
 
 
