@@ -17,6 +17,7 @@ from radpatch.rewrite.import_callees import Callees
 from radpatch.rewrite.known_callees import logs as _logs
 from radpatch.rewrite.known_callees import pure_builtin, reads_only, short_text
 from radpatch.rewrite.module_routes import callee_name, looked_up, method_form, own_class, receiver
+from radpatch.rewrite.self_calls import self_method
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -74,6 +75,8 @@ class CallArguments:
             return None  # the module's function by its name as a string: followed (rewrite.implicit_runs)
         if own_class(callee, self.defined) and not self._rebound(callee):
             return None  # its `__init__`/`__new__`, or the method, is followed with it (rewrite.implicit_runs)
+        if self_method(callee, self.parents, self.defined, self.body):
+            return None  # `self._apply(CFG)`: the class's method, followed with it (rewrite.implicit_runs)
         root = callee.value if isinstance(callee, ast.Subscript) else callee  # `HANDLERS[0](CFG)`
         if isinstance(root, ast.Name) and root.id not in self.imports | self.classes | _BUILTINS:
             return self._unknown(call, shown)  # a parameter, a loop variable, a name the walk cannot tell

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 from radpatch.rewrite.import_callees import own
 from radpatch.rewrite.module_routes import looked_up, module_keys, module_names, namespace_use, other_module
 from radpatch.rewrite.passed_values import passed
+from radpatch.rewrite.self_calls import bound as gets_self
+from radpatch.rewrite.self_calls import self_method
 
 if TYPE_CHECKING:
     from radpatch.rewrite.import_callees import Function
@@ -76,6 +78,7 @@ class Implicit:
                 self.defs.append(node)
         walked = list(ast.walk(ast.Module(list(body), [])))  # type: ignore[arg-type]
         self.parents = {id(c): n for n in walked for c in ast.iter_child_nodes(n)}
+        self.body, self.classes = body, {n.name: n for n in walked if isinstance(n, ast.ClassDef)}
         self.imports = module_names(body)
         self.keys = module_keys(body)
         held = {id(n) for c in ran if isinstance(c, ast.ClassDef) for n in own(c.body)}  # in a class body
@@ -113,6 +116,9 @@ class Implicit:
         if isinstance(func, ast.Name) and func.id in self.methods:
             made = [f for f in self._of({func.id}) if getattr(f, "name", "") in ("__init__", "__new__")]
             return [(f, passed(shifted, f, names)) for f in made]
+        mine = self_method(func, self.parents, self.classes, self.body)  # `self._apply(CFG)` (att62 F12)
+        if mine:
+            return [(f, passed(shifted if gets_self(f) else call, f, names)) for f in mine]
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.methods:
             out = []
             for f in (f for f in self._of({func.value.id}) if getattr(f, "name", "") == func.attr):
