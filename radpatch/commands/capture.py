@@ -71,7 +71,7 @@ def _show(out: Path, name: str, entry: emit.Entry) -> None:
 def _say_captured(ctx: Context, dist: Installed, out: str, made: captured.Captured) -> None:
     entry = made.entry
     for c in made.changes:
-        click.echo(f"captured {c.rel} ({dist.name} {dist.version}){' as a new module' if c.before is None else ''}")
+        click.echo(f"captured {c.rel} ({dist.name} {dist.version})")
     click.echo(f"{Path(out) / (entry.name + '.yaml')}: {entry.steps} rewrite{'s' * (entry.steps != 1)}")
     for note in entry.fallbacks:
         click.echo(f"  note: {note}")
@@ -79,7 +79,6 @@ def _say_captured(ctx: Context, dist: Installed, out: str, made: captured.Captur
     tops = list(dict.fromkeys(on.values()))
     undo = [f"the bytes {', '.join(tops)} left back" * bool(tops)]
     undo += ["the wheel's bytes back" * any(c.before is not None and c.rel not in on for c in made.changes)]
-    undo += ["the new modules removed" * any(c.before is None for c in made.changes)]
     back = " and ".join(u for u in undo if u)
     name = entry.name
     click.echo(

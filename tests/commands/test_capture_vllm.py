@@ -1,7 +1,8 @@
 """`radpatch capture` on a real vLLM 0.33.0 (harness/vllm_cpu.py): a change made by hand (a
-default changed as a sed step would, a comment edited, a new module) is captured, the pristine
-bytes read from PyPI's wheel by range requests into an empty cache; apply adopts it (recorded, not
-written), it reads applied, and `revert` puts RECORD's bytes back and removes the new module.
+default changed as a sed step would, a comment edited) is captured, the pristine bytes read from
+PyPI's wheel by range requests into an empty cache; apply adopts it (recorded, not written), it
+reads applied, and `revert` puts RECORD's bytes back. A module made by hand beside it (no RECORD
+lists it) is left out and said, and `revert` leaves it there (fix64).
 Real tier: network and vllm."""
 
 from __future__ import annotations
@@ -57,20 +58,20 @@ def test_a_hand_edit_to_vllm_0_33_is_captured_reads_applied_and_reverts_to_recor
 
     assert out.returncode == 0, out.stderr
     assert f"captured {MODULE} (vllm 0.33.0)" in out.stdout, out.stdout
-    assert f"captured {NEW} (vllm 0.33.0) as a new module" in out.stdout, out.stdout
-    assert "drain_900: adopted: vllm.v1.engine.async_llm, vllm.v1.engine.drain_policy already carry" in out.stdout
+    assert f"left out {NEW}: no RECORD lists it and radpatch did not create it" in out.stdout, out.stdout
+    assert "drain_900: adopted: vllm.v1.engine.async_llm already carries" in out.stdout, out.stdout
     assert "read " in out.stdout and "from the index, range requests" in out.stdout, out.stdout
     assert path.read_bytes() == edited and path.stat().st_ino == inode  # recorded, not rewritten
     entry = yaml.safe_load((work / "reg" / "drain_900.yaml").read_text())
     assert (entry["distribution"], entry["supported"]) == ("vllm", "==0.33.0")
-    assert entry["modules"] == {"async_llm": "vllm.v1.engine.async_llm", "drain_policy": "vllm.v1.engine.drain_policy"}
+    assert entry["modules"] == {"async_llm": "vllm.v1.engine.async_llm"}
     assert sorted(r["set_default"]["function"] for r in entry["rewrites"] if "set_default" in r) == [
         "AsyncLLM.scale_elastic_ep",
         "AsyncLLM.wait_for_requests_to_drain",
     ], entry
-    assert (work / "reg" / "drain_900" / NEW).read_text() == NEW_TEXT
+    assert not (work / "reg" / "drain_900").exists()  # no payload: nothing created
     record = json.loads((site / ".radpatch" / "record.json").read_text())["patches"]["drain_900"]
-    assert sorted(f["path"] for f in record["files"]) == [MODULE, NEW]
+    assert sorted(f["path"] for f in record["files"]) == [MODULE]
 
     state = json.loads(radpatch("--registry", "reg", "status", "--json", "drain_900").stdout)
     assert [s["state"] for s in state] == ["applied"], state
@@ -79,5 +80,5 @@ def test_a_hand_edit_to_vllm_0_33_is_captured_reads_applied_and_reverts_to_recor
     reverted = radpatch("--registry", "reg", "revert", "drain_900")
     assert reverted.returncode == 0, reverted.stderr
     assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded_sha256(wheel_record, MODULE)
-    assert not (site / NEW).exists()
+    assert (site / NEW).read_text() == NEW_TEXT  # never radpatch's: left as it was
     assert radpatch("--registry", "reg", "status", "--check", "drain_900").returncode == 3

@@ -135,7 +135,9 @@ def test_a_shared_namespace_is_said_file_by_file_with_what_to_do(tmp_path: Path,
         done = venv.radpatch(
             "capture", "x", "ns/new.py", "--distribution", last, "--dry-run", "--wheel", str(wheels[-1])
         )
-        assert done.returncode == 0 and f"distribution: {last}\n" in done.stdout, done.stderr
+        # whose it is settled, it is still a file no RECORD lists that radpatch did not create (fix64)
+        assert done.returncode == 1 and "ns/new.py is no installed distribution's file" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 2, done.stderr
     else:  # an entry naming the first distribution, changing the last one's file
         module = owners[last][0].removesuffix(".py").replace("/", ".")
         entry = (

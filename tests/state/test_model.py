@@ -547,6 +547,10 @@ MADE_CHANGED = "def h(v):\n    return v * 20\n"
 CORE_PATCHED = MODULE.replace("def fa(v):\n    return v + 1\n", "def fa(v):\n    return v + 10\n")
 CORE_BY_HAND = MODULE.replace("def fa(v):\n    return v + 1\n", "def fa(v):\n    return v+10  # by hand\n")
 CORE_UNDONE = MODULE.replace("def fa(v):\n    return v + 1\n", "def fa(v):\n    return v+1  # by hand\n")
+# `a`'s rewrite merges its expression node by node (rewrite/ops/replace.py): on the hand-made
+# layout it changes only what differs, keeping the rest of the line as the user wrote it
+FORWARD = {MODULE: CORE_PATCHED, CORE_UNDONE: CORE_BY_HAND}
+INVERSE = {CORE_PATCHED: MODULE, CORE_BY_HAND: CORE_UNDONE}
 CREATED = ("n", "s", "a")
 ENTRIES = {
     "n": """\
@@ -597,6 +601,7 @@ class CreatedModel:
     made: str | None = None
     recorded: set[str] = field(default_factory=set)
     linked: str = ""  # the bytes `a`'s link says radpatch left (wrote, or adopted as they were)
+    under: str = MODULE  # `a`'s link's *before*, its kept original: what revert writes back
 
     def by_hand(self) -> bool:
         """`s`'s module written by hand, neither `n` nor `s` recorded: both read drifted until an
@@ -630,9 +635,12 @@ class CreatedModel:
         if "s" in todo and self.made == MADE_CODE:
             self.made = MADE_CHANGED
         if "a" in todo and self.state("a") == "not-applied":
-            self.core = self.linked = CORE_PATCHED
+            # `a`'s rewrite on the file as it is: a merge that keeps its layout (the hand edit's
+            # comment stays), so its kept original is the file as apply found it
+            self.under, self.core = self.core, FORWARD[self.core]
+            self.linked = self.core
         elif "a" in todo and "a" not in self.recorded:
-            self.linked = self.core  # adopted
+            self.under, self.linked = MODULE, self.core  # adopted: the first link's before is RECORD's bytes
         self.recorded |= todo
         return True
 
@@ -654,9 +662,9 @@ class CreatedModel:
         if "n" in names and self.made is not None:
             self.made = None
         if "a" in names and self.state("a") == "applied":
-            # the kept original (RECORD's bytes) when the file is as the link left it; else the
+            # the kept original (the link's before) when the file is as the link left it; else the
             # structural inverse, which keeps the layout edits (the hand edit after a reinstall)
-            self.core = MODULE if self.core == self.linked else CORE_UNDONE
+            self.core = self.under if self.core == self.linked else INVERSE[self.core]
         self.recorded -= set(names)
         return True
 
@@ -831,5 +839,28 @@ def test_an_uninstall_leaves_what_radpatch_created_until_revert_takes_it_off() -
             step()
             m.states_and_bytes_agree()
         assert m.files() == (CORE_PATCHED, MADE_CHANGED)
+    finally:
+        m.teardown()
+
+
+def test_apply_after_a_revert_of_a_hand_layout_keeps_that_layout_and_reverts_to_it() -> None:
+    """Issue 21, a sequence of the machine above: `a` reinstalled away and made again by hand (its
+    layout, `# by hand`), reverted structurally (`v+1  # by hand`), then applied again: apply merges
+    `a`'s rewrite into the file as it is (`v+10  # by hand`, the user's comment kept; the model
+    wrote `a`'s result in its own layout), and revert gives those bytes back, its kept original."""
+    m = CreatedMachine()
+    try:
+        for step in (
+            lambda: m.apply(["n", "s", "a"]),
+            m.reinstall,
+            m.hand_patch_core,
+            lambda: m.apply(["n"]),
+            lambda: m.revert(["a", "s"]),
+            lambda: m.apply(["n", "a"]),
+            lambda: m.revert(["a"]),
+        ):
+            step()
+            m.states_and_bytes_agree()
+        assert m.files() == (CORE_UNDONE, MADE_CODE)
     finally:
         m.teardown()
