@@ -14,9 +14,10 @@ Standard library only (`ast`)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from radpatch.rewrite.escapes import Escapes
+from radpatch.rewrite.implicit_runs import Implicitly
 from radpatch.rewrite.later_runs import Unfollowed, runs_after
 from radpatch.rewrite.module_routes import module_names
 
@@ -33,7 +34,11 @@ def later_module_stores(body: list[ast.stmt], name: str, bound: ast.AST) -> list
     for node, _, shown in runs_after(body, name, bound):
         if isinstance(node, Unfollowed):
             continue  # deeper than the walk follows: not read
-        if _stores(node, name, uses, spaces):
+        # the module's own code and the functions it calls (prove.placement reads them too): the module object
+        # reached by its own name only (`sys.modules[_n]`, `_n = __name__`), not by a constant, which the
+        # placement step, knowing the module's dotted name, tells from another module's
+        own = not isinstance(shown, Implicitly)
+        if _stores(node, name, uses, spaces, (lambda x: uses.ns.module(x, False)) if own else uses.module):
             out.append((shown, None))
             continue
         handed = None if _store_form(node, uses) else uses.ns.escape(node)
@@ -42,29 +47,29 @@ def later_module_stores(body: list[ast.stmt], name: str, bound: ast.AST) -> list
     return out
 
 
-def _stores(node: ast.AST, name: str, uses: Escapes, spaces: set[str]) -> bool:
+def _stores(node: ast.AST, name: str, uses: Escapes, spaces: set[str], module: Callable[[ast.AST], bool]) -> bool:
     """`node` may bind `name` through the module object to a value that does not read it (a store
     whose value reads the name, `globals().update(X=X or 1)`, keeps what the change gave)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         # `setattr(sys.modules[k], "LIMIT", 1)`: any module's key may be the module's own (att62 F3)
-        if node.func.id in ("setattr", "delattr") and len(node.args) >= 2 and uses.module(node.args[0]):
+        if node.func.id in ("setattr", "delattr") and len(node.args) >= 2 and module(node.args[0]):
             return _may_be(node.args[1], name) and not _reads(node.args[2:], name)
         return node.func.id == "exec"
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and _namespace(node.func.value, spaces, uses)
+        and _namespace(node.func.value, spaces, uses, module)
     ):
         if node.func.attr == "update" and not node.args:
             return any(k.arg is None or (k.arg == name and not _reads([k.value], name)) for k in node.keywords)
         return node.func.attr not in ("get", "keys", "values", "items", "copy", "__contains__", "__getitem__")
     stored = not isinstance(getattr(node, "ctx", None), ast.Load)
-    if isinstance(node, ast.Attribute) and stored and node.attr == name and uses.module(node.value):
+    if isinstance(node, ast.Attribute) and stored and node.attr == name and module(node.value):
         return not _reads([getattr(uses.parents.get(id(node)), "value", None)], name)
     if (
         isinstance(node, ast.Subscript)
         and stored
-        and _namespace(node.value, spaces, uses)
+        and _namespace(node.value, spaces, uses, module)
         and _may_be(node.slice, name)
     ):
         return not _reads([getattr(uses.parents.get(id(node)), "value", None)], name)
@@ -75,13 +80,13 @@ def _reads(values: Sequence[ast.AST | None], name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for v in values if v is not None for n in ast.walk(v))
 
 
-def _namespace(node: ast.AST, spaces: set[str], uses: Escapes) -> bool:
+def _namespace(node: ast.AST, spaces: set[str], uses: Escapes, module: Callable[[ast.AST], bool]) -> bool:
     """A dict that may be the module's namespace: `globals()`, `vars()`, `vars(<module>)`, `locals()`,
     `<module>.__dict__`, a name bound to one."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars", "locals"):
         return True
     if isinstance(node, ast.Attribute) and node.attr == "__dict__":
-        return uses.module(node.value)  # `_me.__dict__`, not `self.__dict__`
+        return module(node.value)  # `_me.__dict__`, not `self.__dict__`
     if uses.ns.namespace(node):
         return True  # a frame's `f_globals`, one of the module's defs' `__globals__` (att61 F7)
     return isinstance(node, ast.Name) and node.id in spaces

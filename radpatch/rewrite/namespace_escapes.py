@@ -42,6 +42,10 @@ class Namespaces:
         self.own_modules: set[str] = set()  # of those, the ones named by the module's own name (`__name__`)
         assigns = [n for n in ast.walk(ast.Module(list(body), [])) if isinstance(n, ast.Assign)]  # type: ignore[arg-type]
         self.own_keys: set[str] = set()  # names bound to a value computed from `__name__`, `__spec__`
+        loops = [n for n in ast.walk(ast.Module(list(body), [])) if isinstance(n, (ast.For, ast.comprehension))]  # type: ignore[arg-type]
+        for loop in loops:  # `for k in list(sys.modules)`: any module's name, this one's too (att62 F3)
+            if any(sys_modules(n) for n in ast.walk(loop.iter)):
+                self.own_keys |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
         for _ in range(4):
             self.own_keys |= {t for a in assigns if self._by_own_name(a.value) for t in _names(a.targets)}
         for node in assigns:
