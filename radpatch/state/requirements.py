@@ -100,17 +100,26 @@ def requirements_met(
             by_name[name] = patch_state(registry.load(name), env, judge)
         return by_name[name]
 
-    def met(name: str) -> bool:
+    def loose(name: str) -> bool:  # applied, by its code too: what an entry applied without a record needs
         if name not in seen:
             seen[name] = _met(name)
         return seen[name]
+
+    def unseen(name: str) -> bool:  # applied, but not as the engine-start check reads it (att63 F3)
+        if name not in by_name and name not in known:
+            return False
+        s = state_of(name)
+        return s.state is State.APPLIED and (s.unrecorded or hidden(s))
+
+    def met(name: str) -> bool:  # no record of radpatch's, or shadowed: the engine-start check does not count it
+        return loose(name) and not unseen(name)
 
     def _met(name: str) -> bool:
         if name not in by_name and name not in known:  # no registry given has it: its record decides
             return name in recorded()
         s = state_of(name)
-        if s.state in SATISFIED:  # no record of radpatch's, or shadowed: the engine-start check does not count it
-            return not s.unrecorded and not (s.state is State.APPLIED and hidden(s))  # att63 F3
+        if s.state in SATISFIED:
+            return True
         note = renamed(s) if s.state is State.NOT_APPLIED else None
         if note:
             under_old[name] = note
@@ -124,7 +133,7 @@ def requirements_met(
     frontier = [r for reqs in needs.values() for r in reqs]
     while frontier:
         req = frontier.pop()
-        if req in needs or not met(req):
+        if req in needs or not loose(req):
             continue
         if req in by_name or req in known:
             s = state_of(req)
@@ -143,7 +152,12 @@ def requirements_met(
             return "is not what the target interpreter imports (a copy shadows it: `radpatch status` names it)"
         return reads(name) is State.DRIFTED
 
-    notes = unmet_requirements(list(needs.items()), met, drifted)
+    # an entry applied without a record itself (status --check fails it anyway) needs its requirements' code
+    # only: the engine-start check reads neither, so theirs being unrecorded too says nothing more
+    strict = unmet_requirements(list(needs.items()), met, drifted)
+    by_code = unmet_requirements(list(needs.items()), loose, lambda name: reads(name) is State.DRIFTED)
+    notes = {n: (by_code if unseen(n) else strict).get(n, "") for n in strict.keys() | by_code.keys()}
+    notes = {n: note for n, note in notes.items() if note}
     out = []
     for s in states:
         name = s.patch.name
