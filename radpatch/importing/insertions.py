@@ -20,6 +20,12 @@ class Insertions(Runs):
     """Runs of statements inserted, new definitions and imports (importing.rewrites.Differ's base)."""
 
     def insert(self, scope: DiffScope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> None:
+        if scope.kind == "module" and not bbody:  # att59 F3: an empty module (or one of comments only)
+            # has no statement to stand next to: its code, whole, is a fill_module
+            self.steps.append(ImportStep("fill_module", (("code", text_of(self.src, new, comments=True)),)))
+            bbody[i:i] = [mark_after(s) for s in new]
+            self._record_inserted(new)
+            return
         if self._definitions(scope, bbody, i, new) or self._imports(scope, bbody, i, new):
             bbody[i:i] = [mark_after(s) for s in new]
             return
@@ -37,11 +43,8 @@ class Insertions(Runs):
         # shifts when a release adds a copy above the insertion; the neighbours it grew by do not)
         pick = min(clear or found, key=lambda c: (c[2] is not None, len(c[1])), default=None)
         if pick is None:
-            if not bbody:  # att59 F3: an empty module (or one of comments only) has nothing to stand next to
-                raise Inexpressible(
-                    f"{scope.qualname} has no statement for the insertion to stand next to (it is empty, or holds "
-                    "only comments): radpatch anchors inserted code on a statement of the installed file"
-                )
+            if not bbody:  # an empty class or function body cannot be: Python needs a statement there
+                raise Inexpressible(f"{scope.qualname} has no statement for the insertion to stand next to")
             raise Inexpressible(f"no statement in {scope.qualname} matches once to anchor the insertion at")
         if (
             before is not None

@@ -1,0 +1,89 @@
+"""fill_module: code for a module that holds no statement (an empty `__init__.py`, one of comments
+only), which no other operation can anchor on.
+
+Literal sources run through plan.plan as apply does (the proof, the structural inverse, byte for
+byte); apply, status and revert through the CLI on an installed distribution. Its import from a
+diff, against GNU patch on pip-installed wheels: tests/importing/test_module_emptied_or_empty.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from radpatch.registry.loader import load_patch
+from radpatch.rewrite.ops import OPERATIONS
+from radpatch.rewrite.ops.fill_module import FillModule
+from tests.lib.registry import entry_head, write_entry
+from tests.lib.rewrites import check, refuse
+from tests.lib.site import Site
+
+CODE = "from .core import X\n\n\ndef f():\n    return X\n"
+
+
+def test_found_by_the_operations_table() -> None:
+    assert OPERATIONS["fill_module"] is FillModule
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("", CODE),
+        ("\n\n", "\n\n" + CODE),
+        ("# SPDX-License-Identifier: Apache-2.0\n", "# SPDX-License-Identifier: Apache-2.0\n" + CODE),
+        ("# no newline at the end", "# no newline at the end\n" + CODE),
+    ],
+    ids=["empty", "blank-lines", "comments", "no-final-newline"],
+)
+def test_the_code_goes_after_what_the_module_holds_and_comes_off_byte_for_byte(before: str, after: str) -> None:
+    check(before, FillModule(CODE), after, exact=not before.endswith("end"))
+
+
+def test_the_codes_own_leading_comment_comes_off_with_it() -> None:
+    code = "# re-exported for the plugin\nfrom .core import X\n"
+    check("# licence\n", FillModule(code), "# licence\n" + code)
+
+
+def test_a_module_with_a_statement_is_refused_with_the_operations_that_anchor_on_it() -> None:
+    err = refuse('"""Docs."""\n', FillModule(CODE))
+    assert "has a statement (line 1)" in err.message
+    assert "insert_before/insert_after" in err.hint
+
+
+def test_loaded_from_yaml_as_a_registry_writes_it(tmp_path: Path) -> None:
+    head = entry_head("fill", "toypkg", {"pkg": "toypkg"})
+    entry = write_entry(
+        tmp_path,
+        "fill",
+        head
+        + "  - id: fill\n    fill_module:\n      code: |\n"
+        + "".join(f"        {ln}\n" if ln else "\n" for ln in CODE.splitlines()),
+    )
+    (rewrite,) = load_patch(entry).rewrites
+    assert rewrite.op == FillModule(CODE)
+
+
+def _site_with_empty_init(site: Site) -> None:
+    site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": "X = 1\n"})
+
+
+def test_apply_status_and_revert_on_an_installed_empty_init(site: Site, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    _site_with_empty_init(site)
+    body = "".join(f"        {ln}\n" if ln else "\n" for ln in CODE.splitlines())
+    reg = write_registry(
+        "fill",
+        entry_head("fill", "toypkg", {"pkg": "toypkg"})
+        + f"""\
+  - id: fill
+    fill_module:
+      code: |
+{body}""",
+    )
+    assert radpatch("--registry", str(reg), "apply", "fill").code == 0
+    assert (site.root / "toypkg/__init__.py").read_text() == CODE
+    status = radpatch("--registry", str(reg), "status", "--check", "fill")
+    assert status.code == 0, status.out + status.err
+    r = radpatch("--registry", str(reg), "revert", "fill")
+    assert r.code == 0, r.err
+    assert (site.root / "toypkg/__init__.py").read_bytes() == b""
