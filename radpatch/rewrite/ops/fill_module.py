@@ -44,7 +44,7 @@ class FillModule(Operation):
     def touches(self) -> tuple[Touch, ...]:
         """The module's whole code: another entry filling it overlaps (one that `requires:` this one
         rewrites what it wrote)."""
-        return (Touch("node", "<module>", self.KEY, writes=code_trees(self.code)),)
+        return (Touch("node", "<module>", "statements of the module, which has none", writes=code_trees(self.code)),)
 
     def may_be_present(self, text: str) -> bool:
         lines = [ln.strip() for ln in source_lines.split(self.code) if ln.strip()]

@@ -87,3 +87,34 @@ def test_apply_status_and_revert_on_an_installed_empty_init(site: Site, write_re
     r = radpatch("--registry", str(reg), "revert", "fill")
     assert r.code == 0, r.err
     assert (site.root / "toypkg/__init__.py").read_bytes() == b""
+
+
+def _entry(name: str, rewrite: str, requires: str = "") -> str:
+    head = entry_head(name, "toypkg", {"pkg": "toypkg"})
+    return head.replace("rewrites:\n", f"requires: [{requires}]\nrewrites:\n" if requires else "rewrites:\n") + rewrite
+
+
+FILL = "  - id: fill\n    fill_module:\n      code: |\n        from .core import X\n"
+ON_TOP = "  - id: more\n    insert_after: {scope: <module>, find: from .core import X, code: Y = X + 1}\n"
+OTHER = "  - id: other\n    fill_module: {code: Z = 3}\n"
+
+
+def test_an_entry_stacked_on_the_filled_code_needs_it_and_both_come_off(site: Site, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    _site_with_empty_init(site)
+    write_registry("fill", _entry("fill", FILL))
+    reg = write_registry("on_top", _entry("on_top", ON_TOP, requires="fill"))
+    assert radpatch("--registry", str(reg), "apply", "fill", "on_top").code == 0
+    assert (site.root / "toypkg/__init__.py").read_text() == "from .core import X\nY = X + 1\n"
+    alone = radpatch("--registry", str(reg), "revert", "fill")
+    assert alone.code != 0 and "on_top is applied and requires it" in alone.err, alone.err
+    assert radpatch("--registry", str(reg), "revert", "on_top", "fill").code == 0
+    assert (site.root / "toypkg/__init__.py").read_bytes() == b""
+
+
+def test_two_entries_filling_one_module_overlap_and_neither_is_written(site: Site, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    _site_with_empty_init(site)
+    write_registry("fill", _entry("fill", FILL))
+    reg = write_registry("other", _entry("other", OTHER))
+    r = radpatch("--registry", str(reg), "apply", "fill", "other")
+    assert r.code != 0 and "fill and other overlap" in r.err and "the same statements in <module>" in r.err, r.err
+    assert (site.root / "toypkg/__init__.py").read_bytes() == b""
