@@ -33,9 +33,9 @@ def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, filename: st
 
 def short(exc: RefusedError) -> tuple[str, str | None]:
     """The refusal without the patch and file it concerns, and the id of the rewrite it names (if any)."""
-    from radpatch.rewrite import runner
+    from radpatch.rewrite import refused
 
-    return runner.short(exc), exc.rewrite if isinstance(exc, runner.RewriteRefused) else None
+    return refused.short(exc), exc.rewrite if isinstance(exc, refused.RewriteRefused) else None
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from radpatch.prove.analysis import backward, forward
 from radpatch.prove.carried_too import Others
 from radpatch.prove.reverse_check import ast_equal
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.rewrite.runner import RewriteRefused
+from radpatch.rewrite.refused import RewriteRefused
 from radpatch.state.decide import FileState, PatchState
 from radpatch.state.hashes import live
 from radpatch.state.record import ABSENT, Store, state_sha

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.rewrite.matching import LaterChange
-from radpatch.rewrite.runner import RewriteRefused, forward
+from radpatch.rewrite.refused import RewriteRefused
+from radpatch.rewrite.runner import forward
 
 
 def check_later_steps(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, filename: str) -> None:
@@ -25,7 +25,7 @@ def check_later_steps(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, fil
         try:
             forward(patch, (*rws[:k], *rws[k + 1 :], rw), before, filename)
         except RewriteRefused as exc:
-            if exc.rewrite == rw.id and _later_change(exc):
+            if exc.rewrite == rw.id and exc.later_change:
                 raise RefusedError(
                     f"{exc.message} (with the entry's rewrites after it made first)",
                     f"a later rewrite of {patch.name} undoes {rw.id!r}'s edit: drop one of them, or write the "
@@ -33,13 +33,3 @@ def check_later_steps(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, fil
                 ) from None
         except RadpatchError:
             continue  # it cannot run last: a later rewrite depends on it
-
-
-def _later_change(exc: BaseException) -> bool:
-    """Whether the refusal comes from a LaterChange (rewrite.runner raises it `from None`: its context)."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, LaterChange):
-            return True
-        seen = seen.__context__
-    return False

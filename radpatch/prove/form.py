@@ -60,6 +60,7 @@ def _judge(
 ) -> tuple[State, str]:
     from radpatch.rewrite import runner
     from radpatch.rewrite.ops.common import kept_trees
+    from radpatch.rewrite.refused import short
 
     with kept_trees():  # undoing and applying read the same definitions
         trip = round_trip(patch, rws, data, filename)
@@ -86,7 +87,7 @@ def _judge(
             part = "" if recorded else carried_part(patch, rws, data, filename)
             return (
                 State.DRIFTED,
-                f"{part}matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",
+                f"{part}matches neither form: applying stops at {short(exc)}; undoing stops at {undo}",
             )
     if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
         return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"

@@ -50,13 +50,14 @@ def round_trip(
     layout, e.g. GNU patch from the diff the entry was imported from), else where undoing the patch
     stops. `forward`/`backward` default to plan's (verify passes memoised ones)."""
     from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
+    from radpatch.rewrite.refused import short
 
     fwd = forward or (lambda d: runner.forward(patch, rws, d, filename))
     bwd = backward or (lambda d: runner.backward(patch, rws, d, filename))
     try:
         again = fwd(bwd(data))
     except RefusedError as exc:
-        return RoundTrip(Trip.REFUSED, runner.short(exc))
+        return RoundTrip(Trip.REFUSED, short(exc))
     if again == data or same_code(again, data):
         return RoundTrip(Trip.PATCHED)
     return RoundTrip(Trip.DIFFERS, "reverse-applying and re-applying does not reproduce the file")

@@ -16,6 +16,7 @@ from radpatch.prove.form import changed_scopes
 from radpatch.prove.same_code import same_code, unreadable_here
 from radpatch.registry.model import Rewrite
 from radpatch.rewrite import runner
+from radpatch.rewrite.refused import short
 from radpatch.state import kept
 from radpatch.state.code_hashes import code_hash
 from radpatch.state.decide import PatchState, reinstall_hint
@@ -120,7 +121,7 @@ def inverse_checked(
         pristine = runner.backward(ps.patch, rws, current, str(ps.root / relpath))
     except RefusedError as exc:
         raise RefusedError(
-            f"{ps.patch.name}: cannot revert {relpath} ({why}): undoing the patch stops at {runner.short(exc)}",
+            f"{ps.patch.name}: cannot revert {relpath} ({why}): undoing the patch stops at {short(exc)}",
             reinstall_hint(ps),
         )
     if sha256(pristine) not in accept:
@@ -146,7 +147,7 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
         pristine = runner.backward(ps.patch, rws, current, str(ps.root / rec.path))
     except RefusedError as exc:
         raise RefusedError(
-            f"{ps.patch.name}: cannot revert {rec.path}: undoing the patch stops at {runner.short(exc)}"
+            f"{ps.patch.name}: cannot revert {rec.path}: undoing the patch stops at {short(exc)}"
             f"{_older_record(ps, rec, store)}",
             reinstall_hint(ps),
         )

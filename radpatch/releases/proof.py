@@ -85,7 +85,7 @@ def _requires(run: JobRun) -> Refusal | None:
             except RefusedError as exc:
                 if _contains(run, index, memo, f, now):
                     continue  # the release already has it
-                from radpatch.rewrite.runner import short
+                from radpatch.rewrite.refused import short
 
                 return Refusal(
                     "requires",
@@ -173,7 +173,7 @@ def _match(run: JobRun) -> Refusal | None:
         try:
             run.after[f.relpath] = run.memo(patch, f).forward(f.data)
         except RefusedError as exc:
-            from radpatch.rewrite.runner import RewriteRefused  # loaded by the forward that raised it
+            from radpatch.rewrite.refused import RewriteRefused  # loaded by the forward that raised it
 
             if not isinstance(exc, RewriteRefused):
                 return Refusal("match", exc.message, exc.hint or "")

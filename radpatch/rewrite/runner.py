@@ -23,6 +23,7 @@ from radpatch.gcpause import pausing
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.line_map import Edit, follow, line_map
 from radpatch.rewrite.matching import MatchFailure, unexplained
+from radpatch.rewrite.refused import RewriteRefused
 from radpatch.rewrite.source import Source, declared, decode, refuse_lone_cr
 
 Rws = tuple[Rewrite, ...]
@@ -48,23 +49,6 @@ def _decode(source: bytes, filename: str) -> tuple[Source, str]:
         ) from None
 
 
-class RewriteRefused(RefusedError):
-    """A rewrite did not match (or could not be undone) exactly once. `scope_gone`: because its scope
-    (a definition it needs) is not in the module (MatchFailure.scope_gone)."""
-
-    def __init__(self, patch: Patch, rw: Rewrite, filename: str, detail: str, hint: str, scope_gone: bool = False):
-        super().__init__(f"{patch.name}: rewrite {rw.id!r} ({rw.location}) on {filename}: {detail}", hint)
-        self.rewrite, self.rewrite_location, self.detail = rw.id, rw.location, detail
-        self.scope_gone = scope_gone
-
-
-def short(exc: RefusedError) -> str:
-    """A refusal without the patch and file it concerns (for messages that already name them)."""
-    if isinstance(exc, RewriteRefused):
-        return f"rewrite {exc.rewrite!r} ({exc.rewrite_location}): {exc.detail}"
-    return exc.message
-
-
 def _step(patch: Patch, rw: Rewrite, src: Source, filename: str, undo: bool) -> Source:
     from radpatch.rewrite import ops  # libcst is loaded only when a rewrite really runs
 
@@ -72,7 +56,7 @@ def _step(patch: Patch, rw: Rewrite, src: Source, filename: str, undo: bool) -> 
         return ops.inverse(src, rw.op) if undo else ops.forward(src, rw.op)
     except MatchFailure as exc:
         detail = f"cannot undo: {exc}" if undo else str(exc)
-        raise RewriteRefused(patch, rw, filename, detail, exc.hint, exc.scope_gone) from None
+        raise RewriteRefused(patch, rw, filename, detail, exc.hint, exc) from None
     except (RecursionError, MemoryError):
         raise RewriteRefused(
             patch, rw, filename, "the code is nested too deeply for radpatch to analyse", "simplify the rewrite's code"
@@ -142,7 +126,7 @@ def _run_one(
                 if undo
                 else "after the rewrites before it; line numbers count the lines they added"
             )
-            raise RewriteRefused(patch, rw, filename, f"{exc.detail} ({after})", exc.hint, exc.scope_gone) from None
+            raise RewriteRefused(patch, rw, filename, f"{exc.detail} ({after})", exc.hint, exc) from None
         raise
     return src
 
@@ -217,7 +201,7 @@ def _forward_counted(
         now = matches(src) or []
     except MatchFailure as exc:
         after = "after the rewrites before it; line numbers count the lines they added"
-        raise RewriteRefused(patch, rw, filename, f"{exc} ({after})", exc.hint, exc.scope_gone) from None
+        raise RewriteRefused(patch, rw, filename, f"{exc} ({after})", exc.hint, exc) from None
     if where is None or where not in now:
         raise RewriteRefused(
             patch,
