@@ -85,7 +85,7 @@ def later_changes(
     aug: set[int] = set()
     out: list[ast.AST] = []
     uses = Escapes(body, name, kind)
-    for node, names, shown in runs_after(body, name, bound, free):
+    for node, names, shown in runs_after(body, name, bound, free, uses.scope.rebound):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
             if isinstance(node.target, ast.Name) and node.target.id in names:  # att61 F1: `A |= {...}`, A = CFG
@@ -128,7 +128,7 @@ def later_attributes(
     aug: set[int] = set()
     out: list[ast.AST] = []
     uses = Escapes(body, name, kind or "object")
-    for node, names, shown in runs_after(body, name, bound, free):
+    for node, names, shown in runs_after(body, name, bound, free, uses.scope.rebound):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
         escaped = uses.judge(node, names) if kind is not None else None
