@@ -20,6 +20,7 @@ from radpatch.rewrite.later_changes import later_attributes, later_changes
 from radpatch.rewrite.matching import Ambiguous, LaterChange, MatchFailure, NotFound, Shown, code_of, lines_of
 from radpatch.rewrite.module_stores import later_module_stores
 from radpatch.rewrite.name_bindings import binding_sites
+from radpatch.rewrite.ops.common.keyword_dropped import dropped, dropped_said
 from radpatch.rewrite.scopes import find_scope
 from radpatch.rewrite.tree import Path_, block_body, statement_slots
 
@@ -166,6 +167,10 @@ def refuse_later_keyword(
         return
     free = not isinstance(scope[-1], cst.ClassDef)  # a class body's names are not its functions'
     watch = not isinstance(scope[-1], cst.FunctionDef)  # esc53: a module's or class's value escaping
+    top = body if isinstance(scope[-1], cst.Module) else ast.parse(module.code).body
+    drop = dropped(top, call.func.value, keyword) if isinstance(call.func, cst.Name) and mode != "remove" else None
+    if drop is not None:  # att62 F9: the binding's own call may not keep what the keyword gives
+        raise LaterChange(*dropped_said(drop, drop[0].lineno + offset, f"{target.value} = {call.func.value}", keyword))  # type: ignore[attr-defined]
     if isinstance(call.func, cst.Name) and call.func.value == "dict":
         later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode, free, None, watch)
     else:
