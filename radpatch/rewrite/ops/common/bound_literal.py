@@ -167,8 +167,8 @@ def refuse_later_keyword(
         return
     free = not isinstance(scope[-1], cst.ClassDef)  # a class body's names are not its functions'
     watch = not isinstance(scope[-1], cst.FunctionDef)  # esc53: a module's or class's value escaping
-    top = body if isinstance(scope[-1], cst.Module) else ast.parse(module.code).body
-    drop = dropped(top, call.func.value, keyword) if isinstance(call.func, cst.Name) and mode != "remove" else None
+    named = call.func.value if isinstance(call.func, cst.Name) and mode != "remove" else ""
+    drop = dropped(body if isinstance(scope[-1], cst.Module) else module.code, named, keyword) if named else None
     if drop is not None:  # att62 F9: the binding's own call may not keep what the keyword gives
         raise LaterChange(*dropped_said(drop, drop[0].lineno + offset, f"{target.value} = {call.func.value}", keyword))  # type: ignore[attr-defined]
     if isinstance(call.func, cst.Name) and call.func.value == "dict":

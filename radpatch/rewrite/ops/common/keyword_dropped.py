@@ -17,9 +17,12 @@ from radpatch.rewrite.module_routes import class_chain
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def dropped(top: Sequence[ast.stmt], callee: str, keyword: str) -> tuple[ast.AST, str] | None:
+def dropped(top: Sequence[ast.stmt] | str, callee: str, keyword: str) -> tuple[ast.AST, str] | None:
     """(the node, what it does) where the call of the module's class `callee` (a module-level name) may
-    leave attribute `keyword` other than the keyword gave it; None where the module's code does not."""
+    leave attribute `keyword` other than the keyword gave it; None where the module's code (`top`, or its
+    text, parsed only where it has such a class) does not."""
+    if isinstance(top, str):
+        top = ast.parse(top).body if f"class {callee}" in top else []
     classes = {n.name: n for n in top if isinstance(n, ast.ClassDef)}
     if callee not in classes:
         return None
