@@ -95,7 +95,7 @@ def later_changes(
             continue
         escaped = uses.judge(node, names) if escapes else None
         if escaped is not None:
-            return [*out, escaped]  # esc53: radpatch cannot follow what changes it from there
+            return [*out, escaped.from_runner(shown, node)]  # esc53: radpatch cannot follow it from there
         node = uses.method_form(node) or node  # `operator.setitem(CFG, k, 1)`: `CFG.__setitem__(k, 1)`
         own = body if shown is node else []  # a followed function's names are its own
         named = _named(node.value, names) if isinstance(node, (ast.Subscript, ast.Attribute)) else False
@@ -133,7 +133,7 @@ def later_attributes(
             aug.add(id(node.target))
         escaped = uses.judge(node, names) if kind is not None else None
         if isinstance(node, Unfollowed) or escaped is not None:
-            out.append(escaped or shown)
+            out.append(escaped.from_runner(shown, node) if escaped is not None else shown)
             continue
         node = uses.method_form(node) or node  # `object.__setattr__(B, k, 1)`: `setattr(B, k, 1)`
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) and _named(node.value, names, uses):

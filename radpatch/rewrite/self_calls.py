@@ -47,7 +47,7 @@ def self_method(
     if not found or any(not {_kind(x) for x in d.decorator_list} <= _KINDS for d in found):
         return None
     through = "" if kinds else fn.name  # a classmethod read through its class gets that class as `cls`
-    if _stored(body, {func.attr, "__class__"}) or _read_through_class(body, through, family):
+    if stored(body, {func.attr, "__class__"}) or _read_through_class(body, through, family):
         return None
     return found
 
@@ -110,20 +110,20 @@ def _defines(k: ast.ClassDef, name: str) -> bool:
     return any(isinstance(d, _DEFS) and d.name == name for d in k.body)
 
 
-def _stored(body: Sequence[ast.AST], names: set[str]) -> bool:
-    """The module's code stores an attribute of one of `names` (or one the text cannot tell) on anything."""
+def stored(body: Sequence[ast.AST], names: set[str]) -> ast.AST | None:
+    """Where the module's code stores an attribute of one of `names` (or one the text cannot tell) on anything."""
     for n in ast.walk(ast.Module(list(body), [])):  # type: ignore[arg-type]
         if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load) and n.attr in names:
-            return True
+            return n
         if isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) in ("setattr", "__setattr__"):
             key = n.args[1] if len(n.args) >= 2 else None
             if not (isinstance(key, ast.Constant) and key.value not in names):
-                return True
+                return n
         if isinstance(n, ast.Attribute) and n.attr == "__dict__":
-            return True  # `self.__dict__["m"] = ...`, `vars(...)`: read as any store
+            return n  # `self.__dict__["m"] = ...`, `vars(...)`: read as any store
         if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "vars":
-            return True
-    return False
+            return n
+    return None
 
 
 def _read_through_class(body: Sequence[ast.AST], method: str, family: list[ast.ClassDef]) -> bool:

@@ -257,9 +257,10 @@ def _refuse(
     later: list[ast.AST], bound: ast.AST, name: str, part: str, op: str, line: Callable[[int], int | Shown]
 ) -> None:
     if later and isinstance(later[0], Escaped):
-        at = line(later[0].lineno)
+        at, via = line(later[0].lineno), getattr(later[0].via, "lineno", None)  # in the code `at` runs (att62 F10)
+        why = f": {later[0].reason}" if via is None else f" runs code where, at line {line(via)}, {later[0].reason}"
         raise LaterChange(
-            f"line {at}: {later[0].reason} after line {line(getattr(bound, 'lineno', 0))} binds it: radpatch "
+            f"line {at}{why} after line {line(getattr(bound, 'lineno', 0))} binds it: radpatch "
             f"cannot follow what changes it from there; the {op} of {part} may not be what the module keeps",
             f"{op} proves an edit no later code undoes; to make it unproven, rewrite the binding at line "
             f"{line(getattr(bound, 'lineno', 0))} with a `replace` rewrite after reading line {at}",
