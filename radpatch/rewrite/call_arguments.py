@@ -17,7 +17,7 @@ from radpatch.rewrite.import_callees import Callees
 from radpatch.rewrite.known_callees import logs as _logs
 from radpatch.rewrite.known_callees import pure_builtin, reads_only, short_text
 from radpatch.rewrite.module_routes import callee_name, looked_up, method_form, own_class, receiver
-from radpatch.rewrite.self_calls import self_method
+from radpatch.rewrite.self_calls import self_method, stored
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -26,11 +26,17 @@ class Escaped(ast.expr):
     """A place where the value leaves what radpatch reads: later_changes refuses the edit there, with
     `reason` (what happens to the value) and `at` (the node)."""
 
-    def __init__(self, at: ast.AST, reason: str) -> None:
+    def __init__(self, at: ast.AST, reason: str, via: ast.AST | None = None) -> None:
         super().__init__()
-        self.at, self.reason = at, reason
+        self.at, self.reason, self.via = at, reason, via
         self.lineno = getattr(at, "lineno", 0)
         self.col_offset = getattr(at, "col_offset", 0)
+
+    def from_runner(self, shown: ast.AST, node: ast.AST) -> Escaped:
+        """The place named where the escape is in a function the walk followed (`node` is not `shown`, the
+        call or decorator of the scope's code that runs it, att62 F10): `shown`, the line that causes it,
+        with this one (`via`) said after it."""
+        return self if shown is node or not hasattr(shown, "lineno") else Escaped(shown, self.reason, self.at)
 
 
 class CallArguments:
@@ -80,7 +86,9 @@ class CallArguments:
         root = callee.value if isinstance(callee, ast.Subscript) else callee  # `HANDLERS[0](CFG)`
         if isinstance(root, ast.Name) and root.id not in self.imports | self.classes | _BUILTINS:
             return self._unknown(call, shown)  # a parameter, a loop variable, a name the walk cannot tell
-        return Escaped(call, f"{shown} is passed to {short_text(callee)}")
+        at = stored(self.body, {callee.attr, "__class__"}) if isinstance(callee, ast.Attribute) else None
+        said = f" (line {at.lineno} may store an attribute so named)" if at is not None else ""  # type: ignore[attr-defined]
+        return Escaped(call, f"{shown} is passed to {short_text(callee)}{said}")
 
     def _unknown(self, call: ast.Call, shown: str) -> Escaped | None:
         """The value handed to a callee the text cannot tell: it runs a function the scope lets out (the

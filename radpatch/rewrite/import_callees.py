@@ -42,7 +42,12 @@ class Callees:
     for a statement starting in `unsaid`, the value's own binding: a display holding a function
     does not hand it the value)."""
 
-    def __init__(self, body: Sequence[ast.AST], unsaid: tuple[tuple[int, int], tuple[int, int]] | None = None) -> None:
+    def __init__(
+        self,
+        body: Sequence[ast.AST],
+        unsaid: tuple[tuple[int, int], tuple[int, int]] | None = None,
+        rebinds: frozenset[str] | None = None,  # rebound(body), where the caller has it (one walk per module)
+    ) -> None:
         self.functions: dict[str, list[Function]] = {}
         self.aliases: dict[str, set[str]] = {}
         self.other: set[str] = set()  # names also bound to something else than a function or a name
@@ -71,7 +76,7 @@ class Callees:
                 self.other.add(node.id)  # `for run in ...`, `with ... as run`, `del run`
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.other.update((x.asname or x.name).split(".")[0] for x in node.names)
-        self.rebound = rebound(body)  # `globals()["_f"] = ...`, `_f.__code__ = ...` (att62 F6)
+        self.rebound = rebound(body) if rebinds is None else rebinds  # `globals()["_f"] = ...` (att62 F6)
         self.other.update(self.functions if ANY in self.rebound else self.rebound & self.functions.keys())
         escaped: dict[int, tuple[Function, frozenset[str]]] = {}
         self.scopes = Enclosing(body)

@@ -85,7 +85,7 @@ def later_changes(
     aug: set[int] = set()
     out: list[ast.AST] = []
     uses = Escapes(body, name, kind)
-    for node, names, shown in runs_after(body, name, bound, free):
+    for node, names, shown in runs_after(body, name, bound, free, uses.scope.rebound):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
             if isinstance(node.target, ast.Name) and node.target.id in names:  # att61 F1: `A |= {...}`, A = CFG
@@ -95,7 +95,7 @@ def later_changes(
             continue
         escaped = uses.judge(node, names) if escapes else None
         if escaped is not None:
-            return [*out, escaped]  # esc53: radpatch cannot follow what changes it from there
+            return [*out, escaped.from_runner(shown, node)]  # esc53: radpatch cannot follow it from there
         node = uses.method_form(node) or node  # `operator.setitem(CFG, k, 1)`: `CFG.__setitem__(k, 1)`
         own = body if shown is node else []  # a followed function's names are its own
         named = _named(node.value, names) if isinstance(node, (ast.Subscript, ast.Attribute)) else False
@@ -128,12 +128,12 @@ def later_attributes(
     aug: set[int] = set()
     out: list[ast.AST] = []
     uses = Escapes(body, name, kind or "object")
-    for node, names, shown in runs_after(body, name, bound, free):
+    for node, names, shown in runs_after(body, name, bound, free, uses.scope.rebound):
         if isinstance(node, ast.AugAssign):
             aug.add(id(node.target))
         escaped = uses.judge(node, names) if kind is not None else None
         if isinstance(node, Unfollowed) or escaped is not None:
-            out.append(escaped or shown)
+            out.append(escaped.from_runner(shown, node) if escaped is not None else shown)
             continue
         node = uses.method_form(node) or node  # `object.__setattr__(B, k, 1)`: `setattr(B, k, 1)`
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) and _named(node.value, names, uses):

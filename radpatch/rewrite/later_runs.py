@@ -62,7 +62,7 @@ class Unfollowed(ast.expr):
 
 
 def runs_after(
-    body: list[ast.stmt], name: str, bound: ast.AST, free: bool = True
+    body: list[ast.stmt], name: str, bound: ast.AST, free: bool = True, rebinds: frozenset[str] | None = None
 ) -> Iterator[tuple[ast.AST, frozenset[str], ast.AST]]:
     """(node, the names that hold the value bound at `bound` where the node runs, the node a refusal
     names: the node itself, or the call or decorator that runs a followed function's body), for each
@@ -70,7 +70,7 @@ def runs_after(
     what runs it). `free`: the scope's functions see its names (a module, a function; not a class body)."""
     start, end = _start(bound), _end(bound)
     again = _loops_again(body, bound)
-    scope = Callees(body, (start, end))
+    scope = Callees(body, (start, end), rebinds)  # `rebinds`: rebound_names.rebound(body), the caller's
     holders = {name}
     memo = _Memo()
     ran = list(own(body))

@@ -14,7 +14,8 @@ Standard library only (`ast`)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
+from typing import NamedTuple
 
 from radpatch.rewrite.known_callees import short_text
 
@@ -233,21 +234,43 @@ def callee_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
+class Chain(NamedTuple):
+    """The module's classes a class is and derives from, through its own classes (class_chain)."""
+
+    classes: list[ast.ClassDef]
+    plain: bool  # every class on the way is the module's own and plain (no base from elsewhere)
+    repeated: bool  # a class reached twice (a diamond, a cycle)
+
+
+def class_chain(
+    name: str, defined: Mapping[str, ast.ClassDef], plain: Callable[[ast.ClassDef], bool] | None = None
+) -> Chain:
+    """Class `name` and the module's classes it derives from (one walk of its bases), and whether each is
+    the module's own and `plain` (by default: without a metaclass or decorator)."""
+    chain: list[ast.ClassDef] = []
+    todo, clean, repeated = [name], True, False
+    while todo:
+        cls = defined.get(todo.pop())
+        if cls is None or cls in chain:
+            clean, repeated = clean and cls is not None, repeated or cls is not None
+            continue
+        clean = clean and (plain(cls) if plain else not (cls.keywords or cls.decorator_list))
+        chain.append(cls)
+        bases = [b.id if isinstance(b, ast.Name) else "" for b in cls.bases]
+        todo += [b for b in bases if b != "object"]
+    return Chain(chain, clean, repeated)
+
+
 def own_class(callee: ast.AST, defined: dict[str, ast.ClassDef]) -> bool:
     """`Cls` or `Cls.m` (a method it defines) where Cls and every class it derives from are the
     module's own, without a metaclass or decorator: what the call runs is the module's code."""
     name = callee.value if isinstance(callee, ast.Attribute) else callee
     if not isinstance(name, ast.Name) or name.id not in defined:
         return False
-    chain, todo = [], [name.id]
-    while todo:
-        cls = defined.get(todo.pop())
-        if cls is None or cls.keywords or cls.decorator_list or cls in chain:
-            return False
-        chain.append(cls)
-        bases = [b.id if isinstance(b, ast.Name) else "" for b in cls.bases]
-        todo += [b for b in bases if b != "object"]
-    methods = {n.name for c in chain for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    chain = class_chain(name.id, defined)
+    if not chain.plain or chain.repeated:
+        return False
+    methods = {n.name for c in chain.classes for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     return not isinstance(callee, ast.Attribute) or callee.attr in methods
 
 

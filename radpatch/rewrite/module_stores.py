@@ -31,7 +31,7 @@ def later_module_stores(body: list[ast.stmt], name: str, bound: ast.AST) -> list
     uses = Escapes(body, name, "object")
     spaces = module_names(body, imports=False)  # `_g = globals()`
     out: list[tuple[ast.AST, str | None]] = []
-    for node, _, shown in runs_after(body, name, bound):
+    for node, _, shown in runs_after(body, name, bound, True, uses.scope.rebound):
         if isinstance(node, Unfollowed):
             continue  # deeper than the walk follows: not read
         # the module's own code and the functions it calls (prove.placement reads them too): the module object

@@ -4,18 +4,22 @@ that gets it).
 
 `self` (or `cls` in a classmethod) is the first parameter of a def directly in class C's body, never rebound in it.
 What `self.m` runs is then a def named `m` of C, of a class C derives from, or of a class of the module deriving
-from C (an instance of it runs its override), when all of those are the module's own classes without a metaclass
-or decorator, none defines `__getattribute__`, `m` is a plain def (or a static or class method) in each that has
-it, and the module's code neither stores an attribute named `m` or `__class__` anywhere (`self.m = dict.clear`,
-`setattr(o, "m", ...)`, a computed `setattr`) nor reads the method holding the call through a class (`C.finish(o)`
-runs it with any `o` as `self`). Otherwise None: the callee is one the text cannot tell. An instance of a class
-another module derives from C is that module's code, as any change another module makes (docs/safety.md).
+from C (an instance of it runs its override), when all of those are the module's own classes without a metaclass,
+and without a decorator but one returning the class it is given (rewrite.class_decorators; `m` then not a dunder),
+none defines `__getattribute__`, `m` is a plain def (or a static or class method) in each that has it, and the
+module's code neither stores an attribute named `m` or `__class__` anywhere (`self.m = dict.clear`, `setattr(o, "m",
+...)`, a computed `setattr`) nor reads the method holding the call through a class (`C.finish(o)` runs it with any
+`o` as `self`). Otherwise None: the callee is one the text cannot tell. An instance of a class another module
+derives from C is that module's code, as any change another module makes (docs/safety.md).
 Standard library only (`ast`)."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Mapping, Sequence
+
+from radpatch.rewrite.class_decorators import keeps_class
+from radpatch.rewrite.module_routes import class_chain
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _KINDS = frozenset({"staticmethod", "classmethod"})
@@ -34,14 +38,16 @@ def self_method(
     params = [*fn.args.posonlyargs, *fn.args.args]
     if not kinds <= {"classmethod"} or not params or params[0].arg != func.value.id or _rebinds(fn, func.value.id):
         return None
-    family = _family(cls, defined)
+    family = _family(cls, defined, body)
     if family is None or any(_defines(k, "__getattribute__") for k in family):
         return None
+    if func.attr.startswith("__") and any(k.decorator_list for k in family):
+        return None  # a dataclass makes `__init__`, `__eq__`, ...: not the def the text shows
     found = [d for k in family for d in k.body if isinstance(d, _DEFS) and d.name == func.attr]
     if not found or any(not {_kind(x) for x in d.decorator_list} <= _KINDS for d in found):
         return None
     through = "" if kinds else fn.name  # a classmethod read through its class gets that class as `cls`
-    if _stored(body, {func.attr, "__class__"}) or _read_through_class(body, through, family):
+    if stored(body, {func.attr, "__class__"}) or _read_through_class(body, through, family):
         return None
     return found
 
@@ -76,55 +82,48 @@ def _rebinds(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     return False
 
 
-def _family(cls: ast.ClassDef, defined: Mapping[str, ast.ClassDef]) -> list[ast.ClassDef] | None:
-    """C, the classes it derives from and those of the module deriving from it, when every one is the module's
-    own, without a metaclass or decorator."""
+def _family(
+    cls: ast.ClassDef, defined: Mapping[str, ast.ClassDef], body: Sequence[ast.AST]
+) -> list[ast.ClassDef] | None:
+    """C, the classes it derives from and those of the module deriving from it (module_routes.class_chain,
+    one walk each), when every one is the module's own, without a metaclass, and with no decorator but one
+    that returns the class it is given (rewrite.class_decorators)."""
+    judged: dict[int, bool] = {}
+
+    def plain(k: ast.ClassDef) -> bool:
+        if id(k) not in judged:
+            judged[id(k)] = not k.keywords and all(keeps_class(d, body) for d in k.decorator_list)
+        return judged[id(k)]
+
     out: list[ast.ClassDef] = []
-    todo = [cls, *(k for k in defined.values() if cls.name in _ancestors(k, defined))]
-    while todo:
-        k = todo.pop()
-        if k in out:
-            continue
-        if k.keywords or k.decorator_list:
-            return None
-        bases = [b.id if isinstance(b, ast.Name) else "" for b in k.bases]
-        if any(b not in defined and b != "object" for b in bases):
-            return None
-        out.append(k)
-        todo += [defined[b] for b in bases if b in defined]
-    return out
-
-
-def _ancestors(k: ast.ClassDef, defined: Mapping[str, ast.ClassDef]) -> set[str]:
-    seen: set[str] = set()
-    todo = [b.id for b in k.bases if isinstance(b, ast.Name)]
-    while todo:
-        name = todo.pop()
-        if name in seen or name not in defined:
-            continue
-        seen.add(name)
-        todo += [b.id for b in defined[name].bases if isinstance(b, ast.Name)]
-    return seen
+    for k in defined.values():
+        chain = class_chain(k.name, defined, plain) if k is not cls else None
+        if k is cls or (chain is not None and cls in chain.classes):
+            chain = chain or class_chain(k.name, defined, plain)
+            if not chain.plain:
+                return None
+            out += [c for c in chain.classes if c not in out]
+    return out if cls in out else None
 
 
 def _defines(k: ast.ClassDef, name: str) -> bool:
     return any(isinstance(d, _DEFS) and d.name == name for d in k.body)
 
 
-def _stored(body: Sequence[ast.AST], names: set[str]) -> bool:
-    """The module's code stores an attribute of one of `names` (or one the text cannot tell) on anything."""
+def stored(body: Sequence[ast.AST], names: set[str]) -> ast.AST | None:
+    """Where the module's code stores an attribute of one of `names` (or one the text cannot tell) on anything."""
     for n in ast.walk(ast.Module(list(body), [])):  # type: ignore[arg-type]
         if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load) and n.attr in names:
-            return True
+            return n
         if isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) in ("setattr", "__setattr__"):
             key = n.args[1] if len(n.args) >= 2 else None
             if not (isinstance(key, ast.Constant) and key.value not in names):
-                return True
+                return n
         if isinstance(n, ast.Attribute) and n.attr == "__dict__":
-            return True  # `self.__dict__["m"] = ...`, `vars(...)`: read as any store
+            return n  # `self.__dict__["m"] = ...`, `vars(...)`: read as any store
         if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "vars":
-            return True
-    return False
+            return n
+    return None
 
 
 def _read_through_class(body: Sequence[ast.AST], method: str, family: list[ast.ClassDef]) -> bool:

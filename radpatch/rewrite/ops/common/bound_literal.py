@@ -20,6 +20,7 @@ from radpatch.rewrite.later_changes import later_attributes, later_changes
 from radpatch.rewrite.matching import Ambiguous, LaterChange, MatchFailure, NotFound, Shown, code_of, lines_of
 from radpatch.rewrite.module_stores import later_module_stores
 from radpatch.rewrite.name_bindings import binding_sites
+from radpatch.rewrite.ops.common.keyword_dropped import dropped, dropped_said
 from radpatch.rewrite.scopes import find_scope
 from radpatch.rewrite.tree import Path_, block_body, statement_slots
 
@@ -166,6 +167,10 @@ def refuse_later_keyword(
         return
     free = not isinstance(scope[-1], cst.ClassDef)  # a class body's names are not its functions'
     watch = not isinstance(scope[-1], cst.FunctionDef)  # esc53: a module's or class's value escaping
+    named = call.func.value if isinstance(call.func, cst.Name) and mode != "remove" else ""
+    drop = dropped(body if isinstance(scope[-1], cst.Module) else module.code, named, keyword) if named else None
+    if drop is not None:  # att62 F9: the binding's own call may not keep what the keyword gives
+        raise LaterChange(*dropped_said(drop, drop[0].lineno + offset, f"{target.value} = {call.func.value}", keyword))  # type: ignore[attr-defined]
     if isinstance(call.func, cst.Name) and call.func.value == "dict":
         later = later_changes(body, target.value, sites[0], "dict", repr(keyword), mode, free, None, watch)
     else:
@@ -252,9 +257,10 @@ def _refuse(
     later: list[ast.AST], bound: ast.AST, name: str, part: str, op: str, line: Callable[[int], int | Shown]
 ) -> None:
     if later and isinstance(later[0], Escaped):
-        at = line(later[0].lineno)
+        at, via = line(later[0].lineno), getattr(later[0].via, "lineno", None)  # in the code `at` runs (att62 F10)
+        why = f": {later[0].reason}" if via is None else f" runs code where, at line {line(via)}, {later[0].reason}"
         raise LaterChange(
-            f"line {at}: {later[0].reason} after line {line(getattr(bound, 'lineno', 0))} binds it: radpatch "
+            f"line {at}{why} after line {line(getattr(bound, 'lineno', 0))} binds it: radpatch "
             f"cannot follow what changes it from there; the {op} of {part} may not be what the module keeps",
             f"{op} proves an edit no later code undoes; to make it unproven, rewrite the binding at line "
             f"{line(getattr(bound, 'lineno', 0))} with a `replace` rewrite after reading line {at}",
