@@ -140,6 +140,7 @@ def test_a_module_written_by_hand_is_adopted_and_revert_leaves_it(env: Env, name
     assert "n: adopted" in out and "revert leaves it in place (radpatch did not write it)" in out, out
     (link,) = links(env, "n")
     assert link["original_sha256"] == link["patched_sha256"] and link["made_dirs"] == [] and "written" not in link
+    assert '+    return "hi"' in ok(env.run("diff", "n"))  # the entry's change is the module all the same
     out = ok(env.run("revert", *names))
     assert "rphard_demo.extra.newmod left in place (it was there when radpatch recorded it" in out, out
     assert env.path(NEW).read_text() == MADE
@@ -162,3 +163,18 @@ def test_a_record_from_before_radpatch_said_who_wrote_a_module_leaves_it(env: En
     assert "cannot show radpatch wrote it: delete it if it is left over" in out, out
     assert env.path(NEW).read_text() == MADE
     assert textwrap.dedent(out).count("left in place") == 1
+
+
+def test_a_found_module_deleted_by_hand_reads_not_applied(env: Env) -> None:
+    """A module apply found (adopted), then deleted by hand: as a module radpatch created and someone
+    deleted, n reads not applied (its state before it made the module), in status and the engine-start
+    check's hashes alike; revert forgets the record, and apply writes the module as radpatch's own."""
+    env.path(NEW).parent.mkdir()
+    env.path(NEW).write_text(MADE)
+    ok(env.run("apply", "n"))
+    env.path(NEW).unlink()
+    assert states(env, "n")["n"][0] == "not-applied"
+    assert env.run("status", "--check", "n").returncode == 3
+    assert "nothing to revert" in ok(env.run("revert", "n"))
+    assert "n: applied to" in ok(env.run("apply", "n"))
+    assert links(env, "n")[0]["written"] is True
