@@ -23,7 +23,9 @@ from radpatch.prove.carried_too import Others, carried_too
 from radpatch.prove.reverse_check import ast_equal
 from radpatch.prove.same_code import same_code, unreadable_here
 from radpatch.registry.model import Patch, Rewrite, creates
+from radpatch.state import owner
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
+from radpatch.state.record import Store
 
 Say = adopt_bytes.Say
 WheelBytes = adopt_bytes.WheelBytes
@@ -139,6 +141,10 @@ def _adopted(
             raise _not_adopted(states, [n for n, _ in users], rel, why, too, list(todo))
         last = steps[-1]
         steps[-1] = (last[0], replace(last[1], after=disk, pyc=None))
+        if first is None and not owner.product(Store(root_of(states, users)), users[0][1].relpath, disk):
+            # someone else's file where the entry creates its module: found, kept as the original (state.owner)
+            made.pop(path)
+            steps[0] = (steps[0][0], replace(steps[0][1], pristine=steps[0][1].after))
         for name, change in steps:
             planned.setdefault(name, {})[path] = change
     for name in todo:
@@ -147,6 +153,13 @@ def _adopted(
             stacked = {p: bases[p] for p in mine if p in bases}
             out[name] = Adopted(mine, original_from[name], frozenset(p for p in mine if made.get(p) == name), stacked)
     return out
+
+
+def root_of(states: dict[str, PatchState], users: list[tuple[str, FileState]]) -> Path:
+    """The installation directory of a file's candidates (the one whose `.radpatch/` records it)."""
+    root = states[users[0][0]].root
+    assert root is not None
+    return root
 
 
 def carried(states: dict[str, PatchState], adopted: dict[str, Adopted]) -> dict[str, PatchState]:

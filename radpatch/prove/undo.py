@@ -6,6 +6,7 @@ runs it, and `apply` for a patch it re-applies in its current revision."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from radpatch import source_lines
@@ -17,9 +18,9 @@ from radpatch.prove.same_code import same_code, unreadable_here
 from radpatch.registry.model import Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.refused import short
-from radpatch.state import kept
+from radpatch.state import kept, owner
 from radpatch.state.code_hashes import code_hash
-from radpatch.state.decide import PatchState, reinstall_hint
+from radpatch.state.decide import PatchState, State, reinstall_hint
 from radpatch.state.record import FileRecord, Store, sha256
 from radpatch.state.restack import stacked_above, together
 
@@ -62,11 +63,28 @@ def take_off(
     return out
 
 
+def own_record(ps: PatchState, overlay: Overlay) -> PatchState | None:
+    """`ps`, applied with no record for this install, with its record of another install as its record,
+    when every file of it is a module that record shows radpatch wrote from no file, exactly (state.owner:
+    pip left it in place): no install owns those bytes, so revert takes it off by that record. Else None."""
+    rec = ps.stale
+    if rec is None or ps.root is None or ps.state is not State.APPLIED or not ps.files:
+        return None
+    store, paths = Store(ps.root), {f.relpath for f in ps.files}
+    for f in ps.files:
+        data = overlay[f.path] if f.path in overlay else f.data if f.exists else None
+        if f.wheel_record_sha256 is not None or ps.patch.name not in owner.product(store, f.relpath, data):
+            return None
+    return replace(ps, record=rec) if {r.path for r in rec.files} == paths else None
+
+
 def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> bytes | None:
     """What the file of `rec` becomes when `ps.patch` comes off it (None: no file, it created it)."""
     assert ps.root is not None
     store = Store(ps.root)
     wheel = next((f.wheel_record_sha256 for f in ps.files if f.relpath == rec.path), None)
+    if owner.unproven(rec):  # an older record cannot show radpatch wrote the module: it stays (state.owner)
+        return current
     if rec.created:
         if sha256(current) != rec.patched_sha256:  # edited since: deleted only if its code is still the patch's
             _layout_edited(ps, rec, current, store, say)

@@ -12,8 +12,9 @@ from dataclasses import replace
 
 from radpatch.errors import RadpatchError
 from radpatch.prove.analysis import backward
+from radpatch.state import owner
 from radpatch.state.decide import FileState, PatchState, State
-from radpatch.state.record import state_sha
+from radpatch.state.record import Store, state_sha
 from radpatch.state.verdict import UNRECORDED_MAYBE, unrecorded_note
 
 MOST = 6  # other unrecorded entries taken off one file, at most
@@ -35,6 +36,16 @@ def explained(states: Sequence[PatchState]) -> list[PatchState]:
 
 def _what(s: PatchState, states: Sequence[PatchState]) -> tuple[str, str]:
     """What else `s`'s files carry, and the apply that adopts it ("" for the default)."""
+    made = [
+        owner.product(Store(s.root), f.relpath, f.data) if s.root and f.wheel_record_sha256 is None else []
+        for f in s.files
+    ]
+    if made and all(s.patch.name in m for m in made):  # radpatch's own modules, left by pip (state.owner)
+        chain = list(dict.fromkeys(n for m in made for n in m))
+        return (
+            f"its record of another install shows radpatch wrote it from no file: {', then '.join(chain)}",
+            f"radpatch apply {' '.join(chain)}",
+        )
     names: list[str] = []
     other = False
     for f in s.files:

@@ -13,6 +13,7 @@ from radpatch.files import read_regular
 from radpatch.install.environment import Installed
 from radpatch.install.targets import ReadFile
 from radpatch.registry.model import Patch
+from radpatch.state import owner
 from radpatch.state.decided import FileState, Judge
 from radpatch.state.hashes import ByHash, FileRead, by_hash, carried, read_file
 from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
@@ -198,10 +199,19 @@ def file_state(
             detail = f"does not apply as {', '.join(others)} left it: {why}"
             return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, detail, wheel, left_by=tuple(others))
     if t.creates and t.data is not None and not recorded and state is not State.APPLIED:
+        if own_product(store, patch, relpath, t.data):  # a module pip left: applied, unrecorded for this install
+            return FileState(module, path, relpath, rws, data, State.APPLIED, "", wheel)
         # not an order, nor a change: nobody changed the file, so not "put the files back" (att60 F07)
         detail, hint = f"{relpath}: {in_the_way(wheel is not None)}", in_the_way_hint(wheel is not None)
         return FileState(module, path, relpath, rws, data, State.DRIFTED, detail, wheel, hint=hint)
     return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
+
+
+def own_product(store: Store, patch: Patch, relpath: str, data: bytes) -> bool:
+    """The module the entry creates is exactly what radpatch's links (a record of another install too)
+    wrote from no file, this revision of the entry's among them (state.owner.product)."""
+    rec = store.records().get(patch.name)
+    return rec is not None and rec.registry_digest == patch.digest and patch.name in owner.product(store, relpath, data)
 
 
 def in_the_way_hint(listed: bool) -> str:

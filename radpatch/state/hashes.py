@@ -161,6 +161,8 @@ def _before(chain: list[Link], rec: FileRecord) -> tuple[set[str], set[str]]:
     """The sha256s and code hashes of the states of the file before `rec`'s patch: its own
     `before`, and going down, the `before` of each link it was stacked on."""
     shas, codes = {rec.original_sha256}, {_original(rec)} - {""}
+    if rec.original_sha256 == rec.patched_sha256:  # a module apply found where it creates one (state.owner)
+        shas.add(ABSENT)  # gone: as before the entry made it
     at = next((i for i, ln in enumerate(chain) if ln.file == rec), None)
     while at is not None:
         f = chain[at].file

@@ -27,7 +27,7 @@ from radpatch.files import (
     remove_empty,
     remove_module,
 )
-from radpatch.state.journal_install import InstallOf, installed_bytes, replaced
+from radpatch.state.journal_install import InstallOf, installed_bytes, listed, replaced
 from radpatch.state.layout import ABSENT, durable_write, load_json, sha256, state_sha
 from radpatch.state.record_file import inside
 from radpatch.state.salvaged import Salvaged
@@ -132,7 +132,10 @@ class Journal(Salvaged):
                     notes.append(self._left(entry, digest, keep=False))
                 continue
             other = replaced(self.root, entry.install, plan.op)
-            if other:
+            if other and entry.before == ABSENT and digest == entry.after and not listed(self.root, entry.relpath):
+                # a module the run created, exactly its bytes, no file of the install now: radpatch's own, removed
+                notes.append(f"{self._undo(entry)} (that interrupted {plan.op} created it; no install has it)")
+            elif other:
                 notes.append(
                     f"left {entry.relpath} as it is: {other}; that run's bytes of it, the old install's, "
                     "are dropped (the files decide its state, as after any reinstall)"

@@ -5,6 +5,7 @@ into one pip upgraded or reinstalled from other files since."""
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,3 +40,15 @@ def installed_bytes(root: Path, was: InstallOf | None, relpath: str, sha: str) -
     `relpath`: what `radpatch restore` puts back?"""
     infos = [root / was.dist_info] if was is not None else dist_infos.in_dir(root)
     return any(wheel_record.sha256_of(d / "RECORD", relpath) == sha for d in infos)
+
+
+def listed(root: Path, relpath: str) -> bool:
+    """Does any RECORD in `root` list `relpath` (a file some installed distribution owns)? One that
+    cannot be read might: True."""
+    for d in dist_infos.in_dir(root):
+        try:
+            if relpath in wheel_record.rows(d / "RECORD"):
+                return True
+        except (OSError, csv.Error):
+            return True
+    return False

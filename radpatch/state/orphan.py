@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from radpatch.files import read_regular
+from radpatch.state import owner
 from radpatch.state.decided import FileState, PatchState
 from radpatch.state.hashes import read_file
 from radpatch.state.record import PatchRecord, Store, state_sha
@@ -41,12 +42,14 @@ def left(root: Path, rec: PatchRecord) -> tuple[FileState, ...]:
         exact = read.data is not None and any(link.patched_sha256 == digest for _, link in store.chain(f.path))
         if not exact:  # revert removes or restores a file only as radpatch left it, byte for byte
             state = State.DRIFTED
-        detail = _what(f.path, f.created, state)
+        detail = _what(f.path, f.created, state, owner.kept_by_revert(f))
         out.append(FileState(f.module, path, f.path, (), read.data or b"", state, detail, None))
     return tuple(out)
 
 
-def _what(relpath: str, created: bool, state: State) -> str:
+def _what(relpath: str, created: bool, state: State, kept: bool) -> str:
+    if kept:  # state.owner: radpatch did not write it, or its record cannot show it did
+        return f"{relpath} (a module radpatch recorded but did not write, or cannot show it wrote: revert leaves it)"
     if created:
         if state is State.APPLIED:
             return f"{relpath} (a module radpatch created, exactly as it wrote it)"
@@ -76,15 +79,20 @@ def state(patch_name: str, distribution: str, root: Path, ps_of: PatchState) -> 
         )
         hint = f"compare {names} with what {patch_name} wrote; remove it or put it back by hand, then revert"
     else:
-        made = {f.path for f in rec.files if f.created}
+        made = {f.path for f in rec.files if f.created and not owner.kept_by_revert(f)}
+        files = tuple(f for f in files if f.relpath in made or not _kept(rec, f.relpath))
         created = [f.relpath for f in files if f.relpath in made]
         patched = [f.relpath for f in files if f.relpath not in made]
         does = [f"removes {' '.join(created)}"] if created else []
         does += [f"puts back the kept original of {' '.join(patched)}"] if patched else []
-        way = f"`radpatch revert {patch_name}` {' and '.join(does)}, then forgets the record"
+        way = f"`radpatch revert {patch_name}` {' and '.join(does)}{', then' * bool(does)} forgets the record"
         hint = way
     why = f"{gone}, and these of its files are still on disk: {said}: {way}"
     return _with(ps_of, why, rec, files, hint)
+
+
+def _kept(rec: PatchRecord, relpath: str) -> bool:
+    return any(f.path == relpath and owner.kept_by_revert(f) for f in rec.files)
 
 
 def _with(ps: PatchState, why: str, rec: PatchRecord, files: tuple[FileState, ...], hint: str) -> PatchState:

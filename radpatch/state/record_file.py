@@ -21,8 +21,10 @@ from radpatch.state.touched import Touched, parse, plain
 # 3: each file link also carries the code hashes (state.code_hashes.code_hash) before and after;
 # 4: a link may start from no file (ABSENT: a module the patch created) and name the directories it made;
 # 5: dist_record_sha256 is the install identity (install.wheel_record.InstallId.files: RECORD without the
-# rows pip writes per install), formats 2 to 4 the sha256 of RECORD's bytes (both read as the same install)
-FORMAT = 5
+# rows pip writes per install), formats 2 to 4 the sha256 of RECORD's bytes (both read as the same install);
+# 6: a link from no file says whether radpatch wrote the file (`written`), and a module apply adopted where an
+# entry creates it is a link from its bytes to themselves (state.owner): revert never deletes what it did not write
+FORMAT = 6
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
 _CODE = re.compile(r"(ast[0-9]+\.[0-9]+:[0-9a-f]{64})?\Z")
 
@@ -49,6 +51,9 @@ class FileRecord:
     # Python than radpatch's (a code hash is only compared by the Python that computed it): the
     # engine-start self-check runs there ((): the same Python, or written before they were kept)
     target_code: tuple[str, ...] = ()
+    # a link from no file (format 6): radpatch wrote the file, or its own records showed it had (state.owner);
+    # False in a link from no file of an older record, which cannot show it (revert leaves the file)
+    written: bool = False
 
     @property
     def created(self) -> bool:
@@ -205,6 +210,7 @@ def _file_record(f: dict[str, object]) -> FileRecord:
     _need(isinstance(rec.base_sha256, str) and bool(_SHA.match(rec.base_sha256) or not rec.base_sha256), "base")
     for code in (rec.original_code, rec.patched_code, rec.base_code):
         _need(isinstance(code, str) and bool(_CODE.match(code)), f"not a code hash: {code!r}")
+    _need(isinstance(rec.written, bool) and (rec.created or not rec.written), "written")
     return rec
 
 
@@ -230,6 +236,9 @@ def _unreadable(folder: Path, why: str) -> EnvironmentProblem:
 def _plain(r: PatchRecord) -> dict[str, object]:
     d = asdict(r)
     d.pop("patch")
+    for f in d["files"]:
+        if not f["written"]:
+            f.pop("written")  # said of a link from no file only
     d["touches"] = plain(r.touches)
     if d["touches"] is None:
         d.pop("touches")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from radpatch.files import read_regular
 from radpatch.state.decide import FileState, PatchState
+from radpatch.state.owner import found
 from radpatch.state.record import ABSENT, PatchRecord, Store, sha256
 from radpatch.state.record_file import FileRecord
 
@@ -41,7 +42,8 @@ def recorded_diff(store: Store, rec: PatchRecord) -> str | NoDiff:
 def _recorded_step(store: Store, f: FileRecord) -> tuple[bytes, bytes] | NoDiff:
     """A file's step of the stack as recorded: the bytes under the entry (its kept original) and
     the bytes it wrote (the file itself, or the original kept for the entry stacked on it)."""
-    before = b"" if f.original_sha256 == ABSENT else store.original(f.original_sha256)
+    # a module apply found where the entry creates it (state.owner): the entry's change is the module all the same
+    before = b"" if f.original_sha256 == ABSENT or found(f) else store.original(f.original_sha256)
     if before is None:
         return NoDiff(f"the kept original of {f.path} is gone")
     after = b"" if f.patched_sha256 == ABSENT else _bytes(store.root / f.path, f.patched_sha256)

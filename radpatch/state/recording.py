@@ -43,7 +43,7 @@ def record(
 ) -> PatchRecord:
     """The record of a change, its links stacked on the links in `records` (this run's earlier
     changes included). A file the change created starts from no file (ABSENT), naming the
-    directories made for it."""
+    directories made for it, and says radpatch wrote it (`written`: state.owner)."""
     dist = ps.dist
     assert dist is not None
     out = []
@@ -64,6 +64,7 @@ def record(
                 *start,
                 made_dirs=dirs,
                 target_code=_theirs(theirs, before, sha256(f.after)),
+                written=f.original is None,  # radpatch writes it, or its records show it wrote it (state.owner)
             )
         )
     return PatchRecord(

@@ -173,7 +173,11 @@ def _refuse_writes(changes: list[Change]) -> None:
 
 def adopted_note(c: Change) -> str:
     files = ", ".join(f.module for f in c.files if f.path in c.adopted)
-    kept = f"original kept from {c.original_from}" if c.original_from else "revert removes it"
+    kept = f"original kept from {c.original_from}" if c.original_from else "revert takes its change out"
+    if c.adopted & c.created:  # a module the entry creates, whose bytes radpatch's record shows it wrote
+        kept = "revert removes it (radpatch's record shows it wrote it)"
+    elif any(f.original == f.after for f in c.files if f.path in c.adopted):  # someone else's (state.owner)
+        kept = "revert leaves it in place (radpatch did not write it)"
     return (
         f"adopted: {files} already {'carries' if len(c.adopted) == 1 else 'carry'} this patch's result "
         f"(AST-equal); recorded as applied, not written; {kept}"

@@ -16,6 +16,7 @@ from radpatch.prove import import_watch, plan, run, undo
 from radpatch.prove.form import judge
 from radpatch.registry import series
 from radpatch.registry.model import Patch
+from radpatch.state import owner
 from radpatch.state.decide import PatchState, State, decide, refused, reinstall_hint
 from radpatch.state.record import Store, sha256
 from radpatch.state.requirements import refuse_applied_dependents
@@ -185,6 +186,11 @@ def _revert(
                     before = sorted({f.relpath for f in ps.files} - partly)
                     say(f"{patch.name}: {', '.join(before)} already as before it (someone took it off there)")
                 continue
+            mine = undo.own_record(ps, overlay)  # radpatch's own modules, left by pip (state.owner)
+            if mine is not None:
+                deleted = {}
+                changes.append(run.change(mine, undo.take_off(mine, named, overlay, say, deleted), deleted=deleted))
+                continue
             files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
             for f in ps.files:
                 current = overlay.get(f.path, f.data) or b""
@@ -222,16 +228,19 @@ def _revert(
             continue
         if c.forget and c.patch.orphan is not None:
             gone = [f.module for f in c.files if f.path in c.deleted]
-            put = [f.module for f in c.files if f.path not in c.deleted]
+            stays = _left_in_place(c)
+            put = [f.module for f in c.files if f.path not in c.deleted and f.path not in stays]
             said = [f"removed {', '.join(gone)} (radpatch created them)"] if gone else []
             said += [f"restored {', '.join(put)} byte for byte"] if put else []
+            said += list(stays.values())
             say(
                 f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; "
                 + "".join(f"{s}; " for s in said)
                 + f"forgot radpatch's record of it in {c.root / '.radpatch'}"
             )
         elif c.files:
-            kept = [f for f in c.files if f.path not in c.deleted]
+            stays = _left_in_place(c)
+            kept = [f for f in c.files if f.path not in c.deleted and f.path not in stays]
             how = "byte for byte" if all(_exact(c.patch, f) for f in kept) else "(comment and layout edits kept)"
             # a file that patches stacked above it stay on: its change taken out, not the file restored
             above = {f.path: [ps.patch.name for ps in lifted if any(x.path == f.path for x in ps.files)] for f in kept}
@@ -246,8 +255,16 @@ def _revert(
             said += (
                 [f"{', '.join(gone)} removed (the patch created {'it' if len(gone) == 1 else 'them'})"] if gone else []
             )
+            said += list(stays.values())
             say(f"{c.patch.patch.name}: reverted; {'; '.join(said)}")
     return changes
+
+
+def _left_in_place(c: run.Change) -> dict[Path, str]:
+    """The modules revert leaves as they are (state.owner.kept_by_revert), and what it says of each."""
+    ps = c.patch
+    recs = {ps.root / r.path: r for r in ps.record.files} if ps.record and ps.root else {}
+    return {f.path: owner.left_in_place(f.module, recs[f.path]) for f in c.files if owner.stays(recs.get(f.path), f)}
 
 
 def _exact(ps: PatchState, f: plan.PlannedFile) -> bool:

@@ -602,6 +602,7 @@ class CreatedModel:
     recorded: set[str] = field(default_factory=set)
     linked: str = ""  # the bytes `a`'s link says radpatch left (wrote, or adopted as they were)
     under: str = MODULE  # `a`'s link's *before*, its kept original: what revert writes back
+    found: bool = False  # `n`'s module was there when apply recorded it (adopted): revert leaves it (state.owner)
 
     def by_hand(self) -> bool:
         """`s`'s module written by hand, neither `n` nor `s` recorded: both read drifted until an
@@ -632,6 +633,8 @@ class CreatedModel:
             return False
         if "n" in todo and self.made is None:
             self.made = MADE_CODE
+        elif "n" in todo and "n" not in self.recorded:  # written by hand: adopted, someone else's module
+            self.found = True
         if "s" in todo and self.made == MADE_CODE:
             self.made = MADE_CHANGED
         if "a" in todo and self.state("a") == "not-applied":
@@ -648,7 +651,7 @@ class CreatedModel:
         """Refused when `n` would come off under an applied `s` not named too, and for a patch
         applied by hand that radpatch never recorded (it wrote nothing to take off: `radpatch
         restore` is the way back); else each recorded patch comes off (`a` to RECORD's bytes,
-        even when adopted; `n`'s file deleted)."""
+        even when adopted; `n`'s file deleted, unless apply found it there: state.owner)."""
         if self.core is None:
             return self.revert_uninstalled(names)
         if "n" in names and "s" not in names and self.state("s") == "applied":
@@ -660,7 +663,8 @@ class CreatedModel:
         if "s" in names and self.made == MADE_CHANGED:
             self.made = MADE_CODE
         if "n" in names and self.made is not None:
-            self.made = None
+            self.made = None if not self.found else self.made
+            self.found = False
         if "a" in names and self.state("a") == "applied":
             # the kept original (the link's before) when the file is as the link left it; else the
             # structural inverse, which keeps the layout edits (the hand edit after a reinstall)
@@ -680,7 +684,8 @@ class CreatedModel:
         if "s" in names and self.made == MADE_CHANGED:
             self.made = MADE_CODE
         if "n" in names:
-            self.made = None
+            self.made = None if not self.found else self.made
+            self.found = False
         self.recorded -= set(names)
         return True
 

@@ -147,20 +147,24 @@ def test_a_module_that_exists_with_other_content_is_refused(
     assert not (site.root / "toypkg/extra").exists()
 
 
-def test_a_module_that_exists_with_the_content_is_adopted_and_revert_removes_it(
+def test_a_module_that_exists_with_the_content_is_adopted_and_revert_leaves_it(
     site: Site, installed: Path, registry: Path, radpatch: Any
 ) -> None:
     """A `patch` step in an older image created the module already: apply records it (no wheel
-    needed: its state before is no file) and creates the others; revert removes all three."""
-    (site.root / "toypkg/helpers.py").write_text("# created by patch(1)\n" + HELPERS)
+    needed: its state before is no file) and creates the others; revert removes the two radpatch
+    wrote and leaves the one it found, byte for byte (docs/state.md, who owns a created module)."""
+    hand = "# created by patch(1)\n" + HELPERS
+    (site.root / "toypkg/helpers.py").write_text(hand)
     r = radpatch("--registry", str(registry), "apply", "create")
     assert r.code == 0, r.err
     assert "create: adopted: toypkg.helpers already carries this patch's result (AST-equal)" in r.out, r.out
-    assert "revert removes it" in r.out, r.out
-    assert (site.root / "toypkg/helpers.py").read_text() == "# created by patch(1)\n" + HELPERS
+    assert "revert leaves it in place (radpatch did not write it)" in r.out, r.out
+    assert (site.root / "toypkg/helpers.py").read_text() == hand
     assert state(radpatch, registry, "create") == {"create": "applied"}
-    assert radpatch("--registry", str(registry), "revert", "create").code == 0
-    assert not (site.root / "toypkg/helpers.py").exists() and not (site.root / "toypkg/extra").exists()
+    r = radpatch("--registry", str(registry), "revert", "create")
+    assert r.code == 0, r.err
+    assert "toypkg.helpers left in place (it was there when radpatch recorded it" in r.out, r.out
+    assert (site.root / "toypkg/helpers.py").read_text() == hand and not (site.root / "toypkg/extra").exists()
 
 
 def test_an_entry_that_creates_and_rewrites_one_module_is_a_registry_error(
@@ -370,29 +374,29 @@ def test_a_created_module_that_defines_a_name_twice_is_created_as_python_allows(
     assert not (site.root / "toypkg/helpers.py").exists()
 
 
-def test_a_new_package_made_by_hand_is_adopted_with_its_directories_and_revert_removes_them(
+def test_a_new_package_made_by_hand_is_adopted_and_revert_leaves_it(
     site: Site, installed: Path, registry: Path, radpatch: Any
 ) -> None:
     """Every file `create` would make exists already (an older image ran `patch`): apply adopts them
-    all and records the directories RECORD lists no file in as made for them, as it does for the
-    modules it creates itself, so revert leaves no empty package directory behind."""
-    before = site.snapshot()
+    all, each a module it found (its link from its bytes to themselves, no directory made for it),
+    and revert leaves the package as it found it: radpatch wrote none of it."""
     for rel, text in zip(CREATED, (HELPERS, EXTRA_INIT, DEEP_MOD), strict=True):
         (site.root / rel).parent.mkdir(parents=True, exist_ok=True)
         (site.root / rel).write_text(text)
+    made = site.snapshot()
     r = radpatch("--registry", str(registry), "apply", "create")
     assert r.code == 0, r.err
     assert "create: adopted:" in r.out and "applied to" not in r.out, r.out
     record = json.loads((site.root / ".radpatch/record.json").read_text())["patches"]
-    links = {f["path"]: f for f in record["create"]["files"]}
-    assert links["toypkg/extra/deep/mod.py"]["made_dirs"] == ["toypkg/extra", "toypkg/extra/deep"]
-    assert links["toypkg/helpers.py"]["made_dirs"] == []  # toypkg is the wheel's own
+    for link in record["create"]["files"]:
+        assert link["original_sha256"] == link["patched_sha256"] and link["made_dirs"] == [], link
+        assert "written" not in link, link
 
     r = radpatch("--registry", str(registry), "revert", "create")
 
     assert r.code == 0, r.err
-    assert not (site.root / "toypkg" / "extra").exists()
-    assert site.snapshot() == before
+    assert r.out.count("left in place") == 3, r.out
+    assert site.snapshot() == made
 
 
 @pytest.mark.parametrize("stray", ["helpers", "deep"])
