@@ -17,6 +17,7 @@ from radpatch.prove.form import changed_scopes
 from radpatch.prove.same_code import same_code, unreadable_here
 from radpatch.registry.model import Rewrite
 from radpatch.rewrite import runner
+from radpatch.rewrite.ops.create_module import CreateModule
 from radpatch.rewrite.refused import short
 from radpatch.state import kept, owner
 from radpatch.state.code_hashes import code_hash
@@ -83,7 +84,7 @@ def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> byte
     assert ps.root is not None
     store = Store(ps.root)
     wheel = next((f.wheel_record_sha256 for f in ps.files if f.relpath == rec.path), None)
-    if owner.unproven(rec):  # an older record cannot show radpatch wrote the module: it stays (state.owner)
+    if owner.unproven(rec) and not _content_file(ps, rec, current):  # an older record: it stays (state.owner)
         return current
     if rec.created:
         if sha256(current) != rec.patched_sha256:  # edited since: deleted only if its code is still the patch's
@@ -102,6 +103,14 @@ def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> byte
             "its kept original is gone from .radpatch/originals/",
         )
     return _layout_edited(ps, rec, current, store, say)
+
+
+def _content_file(ps: PatchState, rec: FileRecord, current: bytes) -> bool:
+    """A module an older record (state.owner.unproven) says radpatch created that is still exactly the
+    bytes recorded and one of the entry's content files: the registry holds them, so revert deletes it
+    as radpatch did before format 6. Other bytes (a hand-written module adopted AST-equal) stay."""
+    same = sha256(current) == rec.patched_sha256
+    return same and any(isinstance(rw.op, CreateModule) and rw.op.data == current for rw in ps.patch.rewrites)
 
 
 def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:

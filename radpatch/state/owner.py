@@ -8,7 +8,8 @@ whoever put them there before radpatch recorded them (docs/state.md, "Who owns a
   apply adopted a file someone else wrote. `revert` leaves those bytes in place.
 - A link from no file not marked `written` was recorded by a radpatch before format 6 (apply, or
   capture's adoption of a hand-written module): it cannot show radpatch wrote the file, so `revert`
-  leaves it in place, saying so.
+  leaves it in place, saying so, unless the file is still exactly the bytes recorded and the entry's
+  content file (the registry holds them: deleting it loses nothing; prove.undo).
 Stdlib only (state.hashes): the engine-start check may read it."""
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ rphard_demo/extra/newmod.py (a directory the wheel does not have), `s` (`require
   read applied without a record for this install; `apply n s` records them again, `revert n s` deletes it;
 - an apply killed once the module is written, then `pip install -U`: the recovery removes the module;
 - the module written by hand (n's content, or n's then s's): apply adopts it, revert leaves it;
-- a record of format 5 (before radpatch said who wrote a created module): revert leaves it.
+- a record of format 5 (before radpatch said who wrote a created module): revert deletes the entry's own
+  bytes (its content file), and leaves any other bytes.
 """
 
 from __future__ import annotations
@@ -147,21 +148,44 @@ def test_a_module_written_by_hand_is_adopted_and_revert_leaves_it(env: Env, name
     assert states(env, "n") == {"n": ("applied", False)}
 
 
-def test_a_record_from_before_radpatch_said_who_wrote_a_module_leaves_it(env: Env) -> None:
-    """An older capture recorded a hand-written module as created (a link from no file), as an older
-    apply recorded the modules it wrote: a record of format 5 cannot tell them apart, so it cannot show
-    radpatch wrote the file, and revert leaves it in place, saying so."""
-    ok(env.run("apply", "n"))
+def _as_format_5(env: Env, name: str, from_no_file: bool = False) -> None:
+    """radpatch's record rewritten as a radpatch before format 6 wrote it: no `written`; a module it
+    adopted was a link from no file too (`from_no_file`)."""
     path = env.state_dir / "record.json"
     record = json.loads(path.read_text())
     record["format"] = 5
-    for link in record["patches"]["n"]["files"]:
-        del link["written"]
+    for link in record["patches"][name]["files"]:
+        link.pop("written", None)
+        if from_no_file:
+            link["original_sha256"], link["made_dirs"] = "0" * 64, []
     path.write_text(json.dumps(record))
+
+
+def test_a_record_from_before_radpatch_said_who_wrote_a_module_deletes_the_entrys_own_bytes(env: Env) -> None:
+    """A record of format 5 cannot show radpatch wrote a module from no file; but a file still exactly
+    the bytes recorded and the entry's content file is the registry's own: revert deletes it, as radpatch
+    did before format 6 (nothing is lost), and leaves nothing in place."""
+    ok(env.run("apply", "n"))
+    _as_format_5(env, "n")
+    assert states(env, "n") == {"n": ("applied", True)}
+    out = ok(env.run("revert", "n"))
+    assert "left in place" not in out, out
+    assert not env.path(NEW).exists()
+
+
+def test_a_record_from_before_radpatch_said_who_wrote_a_module_leaves_other_bytes(env: Env) -> None:
+    """An older capture or apply recorded a hand-written module (AST-equal to the content, with a comment
+    of its own) as created, a link from no file: a record of format 5 cannot show radpatch wrote it, and
+    its bytes are not the registry's, so revert leaves it in place, saying so."""
+    mine = "# mine\n" + MADE
+    env.path(NEW).parent.mkdir(parents=True, exist_ok=True)
+    env.path(NEW).write_text(mine)
+    ok(env.run("apply", "n"))  # adopted: a found link
+    _as_format_5(env, "n", from_no_file=True)
     assert states(env, "n") == {"n": ("applied", True)}
     out = ok(env.run("revert", "n"))
     assert "cannot show radpatch wrote it: delete it if it is left over" in out, out
-    assert env.path(NEW).read_text() == MADE
+    assert env.path(NEW).read_text() == mine
     assert textwrap.dedent(out).count("left in place") == 1
 
 
