@@ -104,7 +104,9 @@ def reprove(below: Below, ps: PatchState, f: FileState, before: bytes | None, af
         try:
             again = plan.plan(patch, rws, f.module, f.path, without, env, known[0] if known else None)
         except RewriteRefused as exc:
-            if "(ambiguous)" in exc.detail:  # the one on top wrote a second copy of what it finds (matching.Ambiguous)
+            # the one on top wrote a second copy of what it finds (matching.Ambiguous), or its code is where
+            # this one writes (matching.Occupied: a module fill_module fills holds its statement): it builds on it
+            if "(ambiguous)" in exc.detail or exc.occupied:
                 _not_reproven(below, top, patch.name, f.relpath, patch.name in needs)
                 continue
             raise _undoes(top, patch.name, f.relpath, exc) from None

@@ -9,10 +9,16 @@ from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.matching import LaterChange, MatchFailure
 
 
+class Occupied(MatchFailure):
+    """The place the rewrite writes to holds code already (fill_module: the module has a statement). On a
+    file another entry stacked on it, that entry's code is there: it builds on this one (prove.below)."""
+
+
 class RewriteRefused(RefusedError):
     """A rewrite did not match (or could not be undone) exactly once, from `cause` when a refusal gave it.
     `scope_gone`: its scope (a definition it needs) is not in the module (MatchFailure.scope_gone);
-    `later_change`: later code of the module undoes its edit (a LaterChange: prove.entry_order asks it)."""
+    `later_change`: later code of the module undoes its edit (a LaterChange: prove.entry_order asks it);
+    `occupied`: the place it writes to holds code already (an Occupied: prove.below asks it)."""
 
     def __init__(self, patch: Patch, rw: Rewrite, filename: str, detail: str, hint: str, cause: Cause = None):
         super().__init__(f"{patch.name}: rewrite {rw.id!r} ({rw.location}) on {filename}: {detail}", hint)
@@ -21,6 +27,7 @@ class RewriteRefused(RefusedError):
         self.later_change: bool = isinstance(cause, LaterChange) or (
             isinstance(cause, RewriteRefused) and cause.later_change
         )
+        self.occupied: bool = isinstance(cause, Occupied) or (isinstance(cause, RewriteRefused) and cause.occupied)
 
 
 Cause = MatchFailure | RewriteRefused | None

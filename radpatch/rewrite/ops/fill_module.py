@@ -22,7 +22,8 @@ from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
-    from radpatch.rewrite.matching import MatchFailure, NotUndoable
+    from radpatch.rewrite.matching import NotUndoable
+    from radpatch.rewrite.refused import Occupied
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class FillModule(Operation):
     def forward(self, src: Source) -> Source:
         load(__name__)
         if src.tops:
-            raise MatchFailure(
+            raise Occupied(
                 f"the module has a statement (line {src.tops[0].start + 1}): fill_module writes code into a module "
                 "that has none",
                 "anchor the code on one of its statements instead (insert_before/insert_after; add_import for an "

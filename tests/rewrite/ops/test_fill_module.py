@@ -118,3 +118,24 @@ def test_two_entries_filling_one_module_overlap_and_neither_is_written(site: Sit
     r = radpatch("--registry", str(reg), "apply", "fill", "other")
     assert r.code != 0 and "fill and other overlap" in r.err and "the same statements in <module>" in r.err, r.err
     assert (site.root / "toypkg/__init__.py").read_bytes() == b""
+
+
+IMPORT = "  - id: imp\n    add_import: {import: import os}\n"
+
+
+@pytest.mark.parametrize("requires", ["fill", ""], ids=["requires", "no-requires"])
+def test_an_import_added_to_the_filled_module_builds_on_it(site: Site, write_registry, radpatch, requires: str) -> None:  # type: ignore[no-untyped-def]
+    """att64 F1: add_import on top of a fill was refused ("imp undoes fill's change ... the module has a
+    statement"), with `requires:` too: fill, proven again under imp's code, found its module holding a
+    statement. Its code is where fill writes (Occupied): imp builds on fill, which is said, not refused."""
+    _site_with_empty_init(site)
+    write_registry("fill", _entry("fill", FILL))
+    reg = write_registry("imp", _entry("imp", IMPORT, requires=requires))
+    r = radpatch("--registry", str(reg), "apply", "fill", "imp")
+    assert r.code == 0, r.err
+    assert "imp: builds on fill's code in toypkg/__init__.py" in r.out + r.err
+    assert ("as its `requires:` says" if requires else "declare `requires: [fill]` on imp") in r.out + r.err
+    code = (site.root / "toypkg/__init__.py").read_text()
+    assert code.startswith("from .core import X\n") and "import os  # radpatch: added import" in code, code
+    assert radpatch("--registry", str(reg), "revert", "imp", "fill").code == 0
+    assert (site.root / "toypkg/__init__.py").read_bytes() == b""
