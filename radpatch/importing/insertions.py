@@ -22,7 +22,8 @@ class Insertions(Runs):
     def insert(self, scope: DiffScope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> None:
         if scope.kind == "module" and not bbody:  # att59 F3: an empty module (or one of comments only)
             # has no statement to stand next to: its code, whole, is a fill_module
-            self.steps.append(ImportStep("fill_module", (("code", text_of(self.src, new, comments=True)),)))
+            code = _filled(self.src) or text_of(self.src, new, comments=True)
+            self.steps.append(ImportStep("fill_module", (("code", code),)))
             bbody[i:i] = [mark_after(s) for s in new]
             self._record_inserted(new)
             return
@@ -182,3 +183,13 @@ def _blank_lines_added_above(src: Sources, node: ast.stmt) -> int:
 def _same(run: list[ast.stmt], new: list[ast.stmt]) -> bool:
     """The installed statements `run` are the inserted ones (the same code)."""
     return len(run) == len(new) and [ast.dump(s) for s in run] == [ast.dump(s) for s in new]
+
+
+def _filled(src: Sources) -> str | None:
+    """What a diff adds after the whole of a module with no statement, as it adds it (blank lines and
+    comments too), when it adds only there: fill_module writes it so, as GNU patch does (att64 F2: the
+    blank line under a licence header was lost). None when it adds anywhere else."""
+    n = len(src.before)
+    if src.after[:n] != src.before or not any(ln.strip() for ln in src.after[n:]):
+        return None
+    return "\n".join(src.after[n:]).rstrip("\n") + "\n"

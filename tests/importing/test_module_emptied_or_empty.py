@@ -34,6 +34,11 @@ FILLED = {  # before (no statement) -> after
     "empty": ("", "from os import sep\n__all__ = ['sep']\n"),
     "comments-only": ("# nothing here yet\n", "# nothing here yet\nfrom os import sep\nX = sep\n"),
     "definitions": ("", "import os\n\n\ndef sep():\n    return os.sep\n\n\nclass C:\n    pass\n"),
+    "licence-header-blank-line-code-trailing-comment": (  # vLLM's own shape (att64 F2: the blank line was lost)
+        "# SPDX-License-Identifier: Apache-2.0\n# SPDX-FileCopyrightText: Copyright contributors\n",
+        "# SPDX-License-Identifier: Apache-2.0\n# SPDX-FileCopyrightText: Copyright contributors\n\n"
+        "from os import sep\n\n__all__ = ['sep']  # exported\n# trailing note\n",
+    ),
     "licence-header-and-comment": (
         "# SPDX-License-Identifier: Apache-2.0\n",
         "# SPDX-License-Identifier: Apache-2.0\n# re-exported for plugins\nfrom os import sep as SEP\n",
@@ -48,3 +53,6 @@ def test_code_added_to_a_module_with_no_statement_is_imported_and_applied_as_gnu
     before, after = FILLED[case]
     entry = imported_as_gnu_patch_gives(tmp_path, before, after)  # AST-equal to GNU, status --check, revert
     assert [next(iter(set(rw) - {"id"})) for rw in entry["rewrites"]] == ["fill_module"], entry  # type: ignore[union-attr]
+    assert "1 of 1 file byte-identical" in str(entry["_stdout"]), entry[
+        "_stdout"
+    ]  # as GNU patch gives it, byte for byte

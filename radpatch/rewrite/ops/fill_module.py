@@ -53,7 +53,7 @@ class FillModule(Operation):
 
     def _lines(self, newline: str) -> list[str]:
         """The code as whole lines in the file's line ending."""
-        code = textwrap.dedent(self.code).strip("\r\n")
+        code = textwrap.dedent(self.code).rstrip("\r\n")  # blank lines above the code stay: the diff's layout
         return [ln + newline for ln in source_lines.split(code)]
 
     def forward(self, src: Source) -> Source:

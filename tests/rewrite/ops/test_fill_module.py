@@ -139,3 +139,9 @@ def test_an_import_added_to_the_filled_module_builds_on_it(site: Site, write_reg
     assert code.startswith("from .core import X\n") and "import os  # radpatch: added import" in code, code
     assert radpatch("--registry", str(reg), "revert", "imp", "fill").code == 0
     assert (site.root / "toypkg/__init__.py").read_bytes() == b""
+
+
+def test_blank_lines_the_code_opens_with_stay_between_the_header_and_it() -> None:
+    """att64 F2: vLLM's empty modules hold a licence header; the code goes one blank line under it."""
+    header = "# SPDX-License-Identifier: Apache-2.0\n"
+    check(header, FillModule("\nfrom .core import X\n"), header + "\nfrom .core import X\n")
