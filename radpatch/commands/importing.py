@@ -23,6 +23,7 @@ from radpatch.importing import dry_run, emit, entry_files, exclude_word, patch_s
 from radpatch.importing.owners import Owners, one_distribution, refuse_new_in_namespace, refuse_unlisted
 from radpatch.registry import versions
 from radpatch.registry.catalog import shipped_registry
+from radpatch.registry.loader.nodes import ENTRY
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -184,8 +185,12 @@ def _names(patches: tuple[str, ...], name: str | None) -> list[str]:
         stems[i] = out
         taken.add(out)
     if name is not None:
-        if not name or _NAME.search(name):
-            raise UsageError(f"--name {name!r}: use letters, digits, '_', '-' and '.'", "e.g. --name fix_handshake")
+        if not ENTRY.fullmatch(name):  # `..`, `-x`, `.hidden`, `fix.yaml`: no entry a registry lists (nothing written)
+            raise UsageError(
+                f"--name {name!r}: not an entry name: letters, digits, '_', '-' and '.', starting with a letter, a "
+                "digit or '_', not ending in .yaml or .yml",
+                "e.g. --name fix_handshake",
+            )
         stems = [name] if len(patches) == 1 else [f"{name}-{s}" for s in stems]
     return stems
 
@@ -194,7 +199,8 @@ def _stem(parts: tuple[str, ...], depth: int) -> str:
     """The last `depth` components of a patch file's path as an entry name."""
     tail = [*parts[-depth:-1], parts[-1].removesuffix(".patch").removesuffix(".diff")]
     ascii_ = unicodedata.normalize("NFKD", "-".join(tail)).encode("ascii", "ignore").decode()  # `ü` -> `u`
-    return _NAME.sub("-", ascii_).strip("-.") or "patch"
+    stem = _NAME.sub("-", ascii_).strip("-.") or "patch"
+    return stem if ENTRY.fullmatch(stem) else re.sub(r"\.(ya?ml)$", r"-\1", stem)  # `fix.yaml.patch`: fix-yaml
 
 
 def _requires(imported: list[patch_series.Imported], names: list[str], i: int) -> list[str]:
