@@ -42,6 +42,7 @@ def run(
 ) -> int:
     check_supported(supported)
     names = _names(patches, name)
+    include, exclude = _sh_read("--include", include), _sh_read("--exclude", exclude)
     data = [(p, _read(p)) for p in patches]
     site = ctx.env.purelib
     directory = directory.strip("/")
@@ -114,6 +115,22 @@ def run(
         + " ".join(e.name for e in entries.values())
     )
     return EXIT_OK
+
+
+def _sh_read(option: str, globs: tuple[str, ...]) -> tuple[str, ...]:
+    """The globs as bash reads them where a POSIX sh passed a refusal's `$'...'` word on unread (dash has no
+    such quoting: `$'pkg/\\xff.py'` arrives as `$pkg/\\xff.py`), each said in one line on stderr."""
+    out = []
+    for glob in globs:
+        bash = exclude_word.as_bash_reads(glob)
+        if bash is not None:
+            click.echo(
+                f"radpatch: note: {option} {glob} read as bash reads {exclude_word.shell_word(bash)} (this shell "
+                "passed bash's $'...' quoting on unread: a POSIX sh such as dash has none)",
+                err=True,
+            )
+        out.append(glob if bash is None else bash)
+    return tuple(out)
 
 
 def _registries_of_requirements(ctx: Context, entries: Iterable[emit.Entry]) -> list[str]:
