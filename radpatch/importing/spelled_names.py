@@ -2,7 +2,7 @@
 
 Python reads identifiers NFKC-normalised: `def ﬁle` binds `file`, `class Ｃ` binds `C`, and `ast`
 (which the importer reads) gives those names. The registry loader keeps a name in that form too,
-but apply finds a definition, a call or a name by its spelling in the source: `scope: C.file`
+but apply finds the definition a `scope:` or `function:` names by its spelling in the source: `scope: C.file`
 finds no `Ｃ`, and the import's dry run said "this version defines no such function or class",
 which blamed the version. The import refuses such a step up front instead, naming the spelling and
 the line, with the way out."""
@@ -16,20 +16,27 @@ import unicodedata
 from radpatch.errors import RefusedError
 from radpatch.importing.import_steps import ImportStep
 
-_NAMED = ("scope", "function", "within", "after", "before", "call", "name", "keyword", "target")
+_SCOPES = ("scope", "function")  # the keys apply resolves by spelling (rewrite.scopes); `after:`, `call:` it matches
 
 
 def respelled(source: str) -> dict[str, tuple[int, str]]:
-    """The names the module spells in a form NFKC changes: {Python's name: (first line, spelling)}."""
+    """The names the module spells in a form NFKC changes: {Python's name: (line, spelling)}, the line of
+    its first `def`/`class`, else of its first use."""
     if source.isascii():
         return {}
     out: dict[str, tuple[int, str]] = {}
+    defined: set[str] = set()
+    before = ""
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.NAME and not tok.string.isascii():
-                normal = unicodedata.normalize("NFKC", tok.string)
-                if normal != tok.string:
+            normal = unicodedata.normalize("NFKC", tok.string) if tok.type == tokenize.NAME else tok.string
+            if normal != tok.string and normal not in defined:
+                if before in ("def", "class"):
+                    defined.add(normal)
+                    out[normal] = (tok.start[0], tok.string)
+                else:
                     out.setdefault(normal, (tok.start[0], tok.string))
+            before = tok.string
     except (tokenize.TokenError, SyntaxError):
         return out
     return out
@@ -42,7 +49,7 @@ def refuse_respelled(label: str, rel: str, source: str, steps: tuple[ImportStep,
         return
     for step in steps:
         for key, value in step.keys:
-            if key not in _NAMED or not isinstance(value, str):
+            if key not in _SCOPES or not isinstance(value, str):
                 continue
             hit = next((p for p in value.replace("(", ".").split(".") if p in spelled), None)
             if hit is not None:

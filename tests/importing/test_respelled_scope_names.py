@@ -27,6 +27,7 @@ EDITS = {  # (old line, new line) -> the name the refusal gives and its line, or
     ("        x = 1\n", "        x = 2\n"): ("C", 1),
     ("    a = 1\n", "    a = 5\n"): ("helper", 7),
     ("    return 𝐡elper() + Ｃ().ﬁle()\n", "    return 𝐡elper() + Ｃ().ﬁle() + 1\n"): None,
+    ("    return a\n", "    return a\n\n\ndef added():\n    return 3\n"): None,  # `after: helper` apply finds
 }
 
 
@@ -42,18 +43,19 @@ def test_respelled_names_are_found_as_python_reads_them() -> None:
     assert respelled("def f():\n    return 'ﬁ'\n") == {}  # a string is not a name
 
 
-@pytest.mark.parametrize("edit", list(EDITS), ids=["method of Ｃ", "function 𝐡elper", "a call only"])
+@pytest.mark.parametrize(
+    "edit", list(EDITS), ids=["method of Ｃ", "function 𝐡elper", "a call only", "a def after 𝐡elper"]
+)
 def test_a_step_naming_a_respelled_definition_is_refused_by_name(
     venv: Venv, tmp_path: Path, edit: tuple[str, str]
 ) -> None:
     rel = "rpspell/m.py"
     after = SOURCE.replace(*edit)
     patch = tmp_path / "p.patch"
-    body = "".join(
-        f"-{edit[0]}+{edit[1]}" if line == edit[0] else f" {line}" for line in SOURCE.splitlines(keepends=True)
-    )
+    added = "".join(f"+{line}" for line in edit[1].splitlines(keepends=True))
+    body = "".join(f"-{edit[0]}{added}" if line == edit[0] else f" {line}" for line in SOURCE.splitlines(keepends=True))
     count = SOURCE.count("\n")
-    patch.write_text(f"--- a/{rel}\n+++ b/{rel}\n@@ -1,{count} +1,{count} @@\n{body}")
+    patch.write_text(f"--- a/{rel}\n+++ b/{rel}\n@@ -1,{count} +1,{after.count(chr(10))} @@\n{body}")
     gnu = tmp_path / "gnu"
     (gnu / "rpspell").mkdir(parents=True)
     (gnu / rel).write_text(SOURCE)
