@@ -5,8 +5,9 @@ that reads it differently (another file, another hunk boundary, a lost `\\ No ne
 silently import something else. The rules mirrored here are GNU patch's (pch.c, util.c):
 
 - anything before a header is preamble (mail headers, commit message, diffstat) and skipped;
-- `--- OLD` / `+++ NEW` name the file, `Index:` only when neither does, `diff --git a/X b/Y` with
-  its extended header lines (index, modes, new/deleted file, rename, copy, binary);
+- `--- OLD` / `+++ NEW` name the file (each alone too; `*** ` names the new one), `Index:` only when
+  neither does, `diff --git a/X b/Y` with its extended header lines (index, modes, new/deleted file,
+  rename, copy, binary); a context, normal or ed diff is looked for only after a header line;
 - a name ends at the first white space unless a tab separates it from a date, or it is a C-quoted
   string; `/dev/null`, and a name with fewer slashes than `-p` strips, are no name at all;
 - `-p N` strips N leading components (runs of slashes count once), no `-p` keeps the base name;
