@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.importing import hunks, unified
-from tests.lib.importing import plain_gnu_patch
+from tests.lib.importing import PACKAGE, Venv, gnu_diff, plain_gnu_patch
 
 OLD = {"m.py": "x = 1\ny = 2\nz = 3\n", "n.py": "a = 1\nb = 2\n"}
 NEW = {"m.py": "x = 1\ny = 20\nz = 3\n", "n.py": "a = 10\nb = 2\n"}
@@ -95,3 +95,23 @@ def test_a_git_merge_diff_is_combined_as_git_writes_it(tmp_path: Path) -> None:
     git("commit", "-qam", "merge")
     shown = git("show", "--format=", "HEAD")
     assert shown.startswith("diff --cc m.py\n") and COMBINED.split("\n", 2)[2] in shown, shown
+
+
+@pytest.mark.wheel
+def test_import_says_the_combined_diff_it_skipped_and_imports_the_rest(venv: Venv, tmp_path: Path) -> None:
+    rel = f"{PACKAGE}/std_textwrap.py"
+    original = (venv.site / rel).read_text()
+    after = original.replace("        self.width = width\n", "        self.width = width + 0\n", 1)
+    merged = COMBINED.replace("m.py", f"{PACKAGE}/std_shlex.py")
+    patch = tmp_path / "merge.patch"
+    patch.write_bytes(b"Subject: merge\n\n" + merged.encode() + gnu_diff(tmp_path / "d", rel, original, after).stdout)
+    out = venv.radpatch("import", "-p1", "--out", str(tmp_path / "reg"), str(patch))
+    assert out.returncode == 0, out.stderr
+    said = [line.strip() for line in out.stdout.splitlines() if "combined diff" in line]
+    assert said == [
+        f"{patch}:7: {PACKAGE}/std_shlex.py: a combined diff (`@@@`, git's diff of a merge against its parents), "
+        "which GNU patch does not apply: skipped; to import the merge's change, give its diff against one parent: "
+        "git diff M^1 M (git show -m --first-parent M)"
+    ], out.stdout
+    assert venv.radpatch("--registry", str(tmp_path / "reg"), "apply", "merge").returncode == 0
+    assert (venv.site / rel).read_text() == after
