@@ -23,6 +23,7 @@ from radpatch.importing import dry_run, emit, entry_files, exclude_word, patch_s
 from radpatch.importing.owners import Owners, one_distribution, refuse_new_in_namespace, refuse_unlisted
 from radpatch.registry import versions
 from radpatch.registry.catalog import shipped_registry
+from radpatch.registry.loader.nodes import ENTRY
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -41,6 +42,7 @@ def run(
 ) -> int:
     check_supported(supported)
     names = _names(patches, name)
+    include, exclude = _sh_read("--include", include), _sh_read("--exclude", exclude)
     data = [(p, _read(p)) for p in patches]
     site = ctx.env.purelib
     directory = directory.strip("/")
@@ -115,6 +117,22 @@ def run(
     return EXIT_OK
 
 
+def _sh_read(option: str, globs: tuple[str, ...]) -> tuple[str, ...]:
+    """The globs as bash reads them where a POSIX sh passed a refusal's `$'...'` word on unread (dash has no
+    such quoting: `$'pkg/\\xff.py'` arrives as `$pkg/\\xff.py`), each said in one line on stderr."""
+    out = []
+    for glob in globs:
+        bash = exclude_word.as_bash_reads(glob)
+        if bash is not None:
+            click.echo(
+                f"radpatch: note: {option} {glob} read as bash reads {exclude_word.shell_word(bash)} (this shell "
+                "passed bash's $'...' quoting on unread: a POSIX sh such as dash has none)",
+                err=True,
+            )
+        out.append(glob if bash is None else bash)
+    return tuple(out)
+
+
 def _registries_of_requirements(ctx: Context, entries: Iterable[emit.Entry]) -> list[str]:
     """The registry directories (other than the shipped one) holding entries the new ones require
     that they are not themselves: `apply` needs them given too (att49 #3)."""
@@ -184,8 +202,12 @@ def _names(patches: tuple[str, ...], name: str | None) -> list[str]:
         stems[i] = out
         taken.add(out)
     if name is not None:
-        if not name or _NAME.search(name):
-            raise UsageError(f"--name {name!r}: use letters, digits, '_', '-' and '.'", "e.g. --name fix_handshake")
+        if not ENTRY.fullmatch(name):  # `..`, `-x`, `.hidden`, `fix.yaml`: no entry a registry lists (nothing written)
+            raise UsageError(
+                f"--name {name!r}: not an entry name: letters, digits, '_', '-' and '.', starting with a letter, a "
+                "digit or '_', not ending in .yaml or .yml",
+                "e.g. --name fix_handshake",
+            )
         stems = [name] if len(patches) == 1 else [f"{name}-{s}" for s in stems]
     return stems
 
@@ -194,7 +216,8 @@ def _stem(parts: tuple[str, ...], depth: int) -> str:
     """The last `depth` components of a patch file's path as an entry name."""
     tail = [*parts[-depth:-1], parts[-1].removesuffix(".patch").removesuffix(".diff")]
     ascii_ = unicodedata.normalize("NFKD", "-".join(tail)).encode("ascii", "ignore").decode()  # `ü` -> `u`
-    return _NAME.sub("-", ascii_).strip("-.") or "patch"
+    stem = _NAME.sub("-", ascii_).strip("-.") or "patch"
+    return stem if ENTRY.fullmatch(stem) else re.sub(r"\.(ya?ml)$", r"-\1", stem)  # `fix.yaml.patch`: fix-yaml
 
 
 def _requires(imported: list[patch_series.Imported], names: list[str], i: int) -> list[str]:

@@ -24,7 +24,7 @@ import yaml
 
 from radpatch import source_lines
 from radpatch.errors import Inexpressible, RefusedError, Undecodable
-from radpatch.importing import exclude_word
+from radpatch.importing import exclude_word, spelled_names
 from radpatch.importing.import_steps import DiffFile, ImportStep, Value
 from radpatch.importing.rewrites import rewrites
 from radpatch.rewrite.source import decode
@@ -128,7 +128,7 @@ def build(spec: EntrySpec) -> Entry:
                 fields = {"payload": payload, **fields}
                 where = f"{fields.get('after') or fields.get('before')}"
                 header = (
-                    f'"""Definitions {Path(spec.label).name} adds next to {where} '
+                    f'"""Definitions {_in_docstring(_shown(Path(spec.label).name))} adds next to {where} '
                     f'(written by `{spec.written_by}`)."""\n\n\n'
                 )
                 payloads.append((f"{rid}.py", header + (step.payload or "")))
@@ -142,9 +142,11 @@ def build(spec: EntrySpec) -> Entry:
             item[step.op] = fields
             rewrites_out.append(item)
     doc: dict[str, object] = {
-        "summary": spec.subject or f"Imported from {Path(spec.label).name}",
-        "description": spec.description
-        or f"Imported by `radpatch import` from {spec.label}" + (f": {spec.subject}" if spec.subject else "") + "\n",
+        "summary": _shown(spec.subject or f"Imported from {Path(spec.label).name}"),
+        "description": _shown(
+            spec.description
+            or f"Imported by `radpatch import` from {spec.label}" + (f": {spec.subject}" if spec.subject else "") + "\n"
+        ),
         "distribution": spec.distribution,
         "supported": spec.supported,
     }
@@ -181,6 +183,16 @@ def _python(label: str, change: DiffFile, side: str, text: str) -> tuple[str, st
             f"{label}: {change.rel}: the {side} module is not text in the encoding Python reads it in ({exc})",
             "radpatch rewrites Python source: check the file's coding declaration and the patch",
         )
+
+
+def _shown(text: str) -> str:
+    """Text of the patch file (its name, its Subject) as an entry says it: a byte that is not UTF-8 (read
+    as a surrogate) as `\\xHH`, which YAML and a payload's docstring can hold (a surrogate is neither)."""
+    return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else c for c in text)
+
+
+def _in_docstring(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _leave_out(template: str, name: str) -> str:
@@ -230,6 +242,7 @@ def _steps(label: str, change: DiffFile, fallbacks: list[str], leave_out: str) -
             "rewrites code, so an entry could not say this change",
             f"{leave_out}, or make the change another way",
         )
+    spelled_names.refuse_respelled(label, change.rel, before, found.steps, leave_out)
     fallbacks.extend(f"{change.rel}: {f}" for f in found.fallbacks)
     return found.steps
 

@@ -61,7 +61,7 @@ def apply_series(
         at_start = dict(files.text)
         firsts: dict[str, str | None] = {}
         shown: dict[str, str] = {}
-        said: list[str] = []
+        said = [f"{line}: skipped; {unified.ONE_PARENT}" for line in parsed.skipped]  # what GNU patch skips, said
         left_out: list[str] = []
         for section in parsed.files:
             if not options.keeps(section):

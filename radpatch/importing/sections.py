@@ -96,6 +96,7 @@ class PatchFile:
     label: str  # the path as the user gave it, for messages
     subject: str  # format-patch's Subject (without [PATCH n/m]), or ""
     files: tuple[FilePatch, ...]
+    skipped: tuple[str, ...] = ()  # what GNU patch skips that could matter (a combined diff), one line each
 
 
 def lines_of(text: str) -> list[str]:

@@ -5,8 +5,9 @@ that reads it differently (another file, another hunk boundary, a lost `\\ No ne
 silently import something else. The rules mirrored here are GNU patch's (pch.c, util.c):
 
 - anything before a header is preamble (mail headers, commit message, diffstat) and skipped;
-- `--- OLD` / `+++ NEW` name the file, `Index:` only when neither does, `diff --git a/X b/Y` with
-  its extended header lines (index, modes, new/deleted file, rename, copy, binary);
+- `--- OLD` / `+++ NEW` name the file (each alone too; `*** ` names the new one), `Index:` only when
+  neither does, `diff --git a/X b/Y` with its extended header lines (index, modes, new/deleted file,
+  rename, copy, binary); a context, normal or ed diff is looked for only after a header line;
 - a name ends at the first white space unless a tab separates it from a date, or it is a C-quoted
   string; `/dev/null`, and a name with fewer slashes than `-p` strips, are no name at all;
 - `-p N` strips N leading components (runs of slashes count once), no `-p` keeps the base name;
@@ -27,7 +28,8 @@ from dataclasses import dataclass
 
 from radpatch.errors import UsageError
 from radpatch.importing.header_names import fetch, mode, split_git, subject_of
-from radpatch.importing.other_formats import other_format
+from radpatch.importing.other_formats import ONE_PARENT as ONE_PARENT
+from radpatch.importing.other_formats import combined, combined_said, other_format
 from radpatch.importing.sections import FilePatch, Hunk, Line, PatchFile, lines_of
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ?\+(\d+)(?:,(\d+))? ?@@(?: (.*))?$")
@@ -69,6 +71,7 @@ class _Reader:
         self.lines = lines_of(text)
         self.strip = strip
         self.i = 0
+        self.skipped: list[tuple[int, str]] = []  # combined diffs GNU skips: (line, file)
 
     def fail(
         self, line: int, what: str, hint: str = "check the patch file: GNU patch would reject it the same way"
@@ -124,16 +127,19 @@ class _Reader:
                 if s.startswith("GIT binary patch"):
                     self._skip_binary()
                 return self._freeze(h, ())
-            elif s.startswith("--- ") and self._plus_follows():
-                if not h.git:
-                    h = _Header(start=self.i + 1, index=h.index)
+            elif s.startswith("--- "):  # GNU: a name line whether or not `+++ ` follows it (issue 20)
+                if not h.git and (not h.seen or self._plus_follows()):
+                    h.start = self.i + 1
                 h.seen = True
                 name, null, date = fetch(s[4:], self.strip)
                 if name is not None or null:
                     h.old = name if name is not None else h.old if h.git else None
                 h.old_null, h.old_date = null, date
                 h.written = fetch(s[4:], 0)[0] or h.written
-            elif s.startswith("+++ ") and h.seen:
+            elif s.startswith("+++ ") or s.startswith("*** ") and not self._after_stars():  # GNU: *** names it too
+                if not h.git and not h.seen:
+                    h.start = self.i + 1
+                h.seen = True
                 name, null, date = fetch(s[4:], self.strip)
                 if name is not None or null:
                     h.new = name if name is not None else h.new if h.git else None
@@ -148,14 +154,16 @@ class _Reader:
             elif s.startswith("@@ -") and (h.seen or h.index is not None):
                 hunks = self._hunks()
                 return self._freeze(h, hunks)
-            elif kind := other_format(self.lines, self.i):  # att60 F02: GNU applies it; skipped, it would be lost
-                raise self.fail(
-                    self.i + 1,
-                    f"{kind}, which GNU patch applies; radpatch imports unified diffs only",
+            elif h.seen and combined(s):  # GNU skips it (not `@@ -`): said, never guessed at
+                self.skipped.append((self.i + 1, h.new or h.old or h.written or "?"))
+            elif (kind := other_format(self.lines, self.i, h.seen or h.index is not None))[0]:  # att60 F02
+                raise self.fail(  # GNU applies it; skipped, it would be lost
+                    kind[1] + 1,
+                    f"{kind[0]}, which GNU patch applies; radpatch imports unified diffs only",
                     "re-create it in the unified form (diff -u, git diff)"
                     + (
                         ", or convert it: filterdiff --format=unified FILE (patchutils)"
-                        if "indented" not in kind
+                        if "indented" not in kind[0]
                         else ""
                     ),
                 )
@@ -163,6 +171,9 @@ class _Reader:
         if h.extended:
             return self._freeze(h, ())
         return None
+
+    def _after_stars(self) -> bool:
+        return self.i > 0 and self.lines[self.i - 1].startswith("********")
 
     def _plus_follows(self) -> bool:
         return self.i + 1 < len(self.lines) and self.lines[self.i + 1].startswith("+++ ")
@@ -274,10 +285,14 @@ def parse(label: str, data: bytes, strip: int | None) -> PatchFile:
     text = data.decode("utf-8", "surrogateescape")
     if "\r\n" in text and text.count("\r\n") == text.count("\n"):
         text = text.replace("\r\n", "\n")  # patch strips the CRs of a CRLF patch (--binary aside)
-    files = _Reader(label, text, strip).read()
+    reader = _Reader(label, text, strip)
+    files = reader.read()
+    skipped = tuple(combined_said(label, line, name) for line, name in reader.skipped)
+    if not files and skipped:  # GNU: "Only garbage was found in the patch input."
+        raise MalformedPatch(f"{skipped[0]}, and the file has no other section (GNU: only garbage)", ONE_PARENT)
     if not files:
         raise MalformedPatch(
             f"{label}: no unified diff found (no `--- `/`+++ `/`@@` header)",
             "give a patch made by diff -u, git diff or git format-patch",
         )
-    return PatchFile(label, subject_of(text), files)
+    return PatchFile(label, subject_of(text), files, skipped)

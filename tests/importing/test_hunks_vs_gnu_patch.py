@@ -133,7 +133,7 @@ def test_strip_as_patch_does() -> None:
 
 def test_a_context_diff_is_refused_by_name() -> None:
     with pytest.raises(unified.MalformedPatch, match="context diff"):
-        unified.parse("c.diff", b"*** a/x.py\n--- b/x.py\n***************\n", 1)
+        unified.parse("c.diff", b"*** a/x.py\n--- b/x.py\n***************\n*** 1 ****\n! a\n--- 1 ----\n! b\n", 1)
 
 
 @pytest.mark.parametrize("seed", seeds(4))
