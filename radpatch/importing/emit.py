@@ -24,7 +24,7 @@ import yaml
 
 from radpatch import source_lines
 from radpatch.errors import Inexpressible, RefusedError, Undecodable
-from radpatch.importing import exclude_word, spelled_names
+from radpatch.importing import exclude_word
 from radpatch.importing.import_steps import DiffFile, ImportStep, Value
 from radpatch.importing.rewrites import rewrites
 from radpatch.rewrite.source import decode
@@ -242,7 +242,6 @@ def _steps(label: str, change: DiffFile, fallbacks: list[str], leave_out: str) -
             "rewrites code, so an entry could not say this change",
             f"{leave_out}, or make the change another way",
         )
-    spelled_names.refuse_respelled(label, change.rel, before, found.steps, leave_out)
     fallbacks.extend(f"{change.rel}: {f}" for f in found.fallbacks)
     return found.steps
 

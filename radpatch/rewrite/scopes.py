@@ -6,6 +6,7 @@ scopes nested in one."""
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
@@ -95,7 +96,7 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
         if isinstance(path[-1], (cst.FunctionDef, cst.Module)):  # a def may sit in an if/try/with/for block
             nested = _nested_defs(path, part)
             if isinstance(path[-1], cst.Module):
-                top = [(*path, s) for s in body if isinstance(s, DEFS) and s.name.value == part]
+                top = [(*path, s) for s in body if isinstance(s, DEFS) and named(s) == part]
                 nested = top or nested
             if len(nested) == 1:
                 path = nested[0]
@@ -103,7 +104,7 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
             paths = {p[-1]: p for p in nested}
             hits = [p[-1] for p in nested]
         else:
-            hits = [s for s in body if isinstance(s, DEFS) and s.name.value == part]
+            hits = [s for s in body if isinstance(s, DEFS) and named(s) == part]
             block = path[-1].body if isinstance(path[-1], DEFS) else None
             paths = {h: (*path, block, h) if block is not None else (*path, h) for h in hits}
         container = "module" if len(path) == 1 else _name(path[-1])
@@ -124,13 +125,19 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
     return path
 
 
+def named(node: cst.FunctionDef | cst.ClassDef) -> str:
+    """The name a def or class binds, as Python reads it: NFKC-normalised (`class Ｃ` binds `C`, as the
+    loader reads a `scope:`), not as the source spells it (att60 F03: such a scope was not found)."""
+    return unicodedata.normalize("NFKC", node.name.value)
+
+
 def _nested_defs(path: Path_, name: str) -> list[Path_]:
     """The defs and classes called `name` in the function at `path`, in any of its blocks (not
     inside the functions nested in it), as paths."""
     out = []
     for block, i in statement_slots(path):
         stmt = block_body(block[-1])[i]
-        if isinstance(stmt, DEFS) and stmt.name.value == name:
+        if isinstance(stmt, DEFS) and named(stmt) == name:
             out.append((*block, stmt))
     return out
 

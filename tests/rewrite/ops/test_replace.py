@@ -101,3 +101,12 @@ def test_replace_with_a_find_typed_with_a_semicolon_replaces_both_upstream_lines
 
 def test_replace_by_a_with_typed_with_a_semicolon_undoes() -> None:
     check(TWO, Replace("f", "a = 1\nb = 2", "a = 2; b = 1"), "def f(x):\n    a = 2; b = 1\n    return a + b\n")
+
+
+def test_a_scope_through_a_definition_spelled_in_another_unicode_form_is_found() -> None:
+    """att60 F03: `class Ｃ` binds `C` (Python reads names NFKC-normalised), and so does `scope: C.file`."""
+    check(
+        "class Ｃ:\n    def ﬁle(self):\n        return 1\n",
+        Replace(scope="C.file", find="return 1", with_="return 2"),
+        "class Ｃ:\n    def ﬁle(self):\n        return 2\n",
+    )
