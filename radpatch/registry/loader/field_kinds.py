@@ -31,12 +31,20 @@ def code_text(ctx: Problems, node: yaml.Node, path: str) -> str:
     return text
 
 
+def _what_code(path: str) -> str:
+    """What a code key holds, by its name (att64 F3: an empty fill_module `code:` was told of matching)."""
+    key = path.rsplit(".", 1)[-1]
+    if key in ("find", "within"):
+        return "the Python code to match"
+    if key == "with":
+        return "the Python code that takes its place (to delete code, use the `delete` operation)"
+    return "the Python code this rewrite adds"
+
+
 def _pattern(ctx: Problems, node: yaml.Node, path: str) -> str:
     code = code_text(ctx, node, path)
     if not code.strip():
-        raise ctx.fail(
-            node, path, "is empty; write the Python code to match (to delete code, use the `delete` operation)"
-        )
+        raise ctx.fail(node, path, f"is empty; write {_what_code(path)}")
     problem = parse_problem(textwrap.dedent(code))
     if problem and code.strip().endswith(":") and not parse_problem(textwrap.dedent(code).strip() + "\n    pass"):
         raise ctx.fail(
@@ -52,7 +60,7 @@ def _pattern(ctx: Problems, node: yaml.Node, path: str) -> str:
             node,
             path,
             "holds only comments; write at least one statement (radpatch matches and places code, "
-            "not comments; to delete code, use the `delete` operation)",
+            f"not comments): {_what_code(path)}",
         )
     return code
 

@@ -15,7 +15,7 @@ import pytest
 from radpatch.registry.loader import load_patch
 from radpatch.rewrite.ops import OPERATIONS
 from radpatch.rewrite.ops.fill_module import FillModule
-from tests.lib.registry import entry_head, write_entry
+from tests.lib.registry import entry_head, load_problems, write_entry
 from tests.lib.rewrites import check, refuse
 from tests.lib.site import Site
 
@@ -145,3 +145,10 @@ def test_blank_lines_the_code_opens_with_stay_between_the_header_and_it() -> Non
     """att64 F2: vLLM's empty modules hold a licence header; the code goes one blank line under it."""
     header = "# SPDX-License-Identifier: Apache-2.0\n"
     check(header, FillModule("\nfrom .core import X\n"), header + "\nfrom .core import X\n")
+
+
+def test_an_empty_code_is_refused_saying_what_to_write(tmp_path: Path) -> None:
+    """att64 F3: it was told to write 'the Python code to match', and to use `delete`."""
+    entry = write_entry(tmp_path, "e", entry_head("e", "toypkg", {"pkg": "toypkg"}) + '  - fill_module: {code: ""}\n')
+    (problem,) = load_problems(entry)
+    assert "fill_module.code: is empty; write the Python code this rewrite adds" in problem, problem
