@@ -16,7 +16,7 @@ from radpatch.prove.form import changed_scopes
 from radpatch.prove.same_code import same_code, unreadable_here
 from radpatch.registry.model import Rewrite
 from radpatch.rewrite import runner
-from radpatch.state import kept
+from radpatch.state import composed, kept
 from radpatch.state.code_hashes import code_hash
 from radpatch.state.decide import PatchState, reinstall_hint
 from radpatch.state.record import FileRecord, Store, sha256
@@ -82,7 +82,8 @@ def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> byte
             {rec.original_sha256, wheel or rec.original_sha256},
             "its kept original is gone from .radpatch/originals/",
         )
-    return _layout_edited(ps, rec, current, store, say)
+    by_hand = composed.without(store, rec, current)  # others on it taken off by hand (a dry run: state.realign)
+    return by_hand if by_hand is not None else _layout_edited(ps, rec, current, store, say)
 
 
 def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:

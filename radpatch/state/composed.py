@@ -8,9 +8,11 @@ From radpatch's kept bytes alone (stdlib, no entry's code: the engine-start chec
 each link left out is taken off the top link's kept result as undo takes one off (state.stack,
 state.kept: the line edits from its kept result back to its kept original, put on the file with
 every other edit kept), newest first. Only a subset (in the chain's order) whose result is the
-file's sha256 byte for byte counts, and only when exactly one does; at most `MAX_TRIED` subsets
-are tried (stacks are small), beyond that the file reads as it did before (the hashes cannot
-decide). `apply` and `revert` then write radpatch's record to match the file (state.realign).
+file's sha256 byte for byte counts, and only when exactly one does: the links are those radpatch's
+last write left on the file (its newest link, and down the links it was stacked on: a void link
+takes no part). A stack with more than `MAX_TRIED` subsets (7 links) is not tried (stacks are
+small): the file reads as it did before (the hashes cannot decide). `apply` and `revert` then write
+radpatch's record to match the file (state.realign).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from radpatch.state.kept import Edit, edits, merged
 from radpatch.state.record import FileRecord, Store, sha256
 
-MAX_TRIED = 64  # subsets of a chain tried at most (a chain of 7 links has 126): beyond, no reading
+MAX_TRIED = 64  # subsets of a stack tried at most (6 links: 62; 7 links would be 126): beyond, no reading
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,8 @@ class Composed:
     """The file read as the chain's links `kept` (oldest first) put on the chain's original."""
 
     kept: tuple[tuple[str, FileRecord], ...]  # the links the file carries, oldest first
-    off: tuple[str, ...]  # the patches whose links were taken off by hand, oldest first
+    off: tuple[tuple[str, FileRecord], ...]  # the links taken off by hand, oldest first
+    start: FileRecord  # the stack's first link (its `before` is `original`)
     original: bytes  # where the chain starts (its first link's kept original)
     states: tuple[bytes, ...]  # the file after each kept link in turn (the last is the file)
 
@@ -44,13 +47,12 @@ def composed(store: Store, relpath: str, digest: str) -> Composed | None:
 
 @functools.lru_cache(maxsize=32)
 def _composed(store: Store, relpath: str, digest: str, chain: tuple[tuple[str, FileRecord], ...]) -> Composed | None:
+    chain = _stack(chain)
     files = [f for _, f in chain]
-    if len(files) < 2 or any(f.created for f in files):
-        return None
-    if any(b.original_sha256 != a.patched_sha256 for a, b in zip(files, files[1:])):
-        return None  # not one chain (a void link under others): the walk reads it, or nothing does
+    if len(files) < 2 or 2 ** len(files) - 2 > MAX_TRIED or any(f.created for f in files):
+        return None  # one link (the walk reads it), or more subsets than are tried: as before
     if digest in {f.patched_sha256 for f in files} | {f.original_sha256 for f in files}:
-        return None
+        return None  # a link's own result or original: the walk reads it
     kept: dict[str, bytes | None] = {}
 
     def get(sha: str) -> bytes | None:
@@ -63,7 +65,7 @@ def _composed(store: Store, relpath: str, digest: str, chain: tuple[tuple[str, F
         return None
     found: list[tuple[int, ...]] = []
     subsets = (s for size in range(len(files) - 1, 0, -1) for s in itertools.combinations(range(len(files)), size))
-    for keep in itertools.islice(subsets, MAX_TRIED):
+    for keep in subsets:
         got = _without(top, [f for i, f in enumerate(files) if i not in keep], get)
         if got is not None and sha256(got) == digest:
             found.append(keep)
@@ -76,8 +78,26 @@ def _composed(store: Store, relpath: str, digest: str, chain: tuple[tuple[str, F
         if state is None:
             return None
         states.append(state)
-    off = tuple(name for i, (name, _) in enumerate(chain) if i not in keep)
-    return Composed(tuple(chain[i] for i in keep), off, original, tuple(states))
+    off = tuple(link for i, link in enumerate(chain) if i not in keep)
+    return Composed(tuple(chain[i] for i in keep), off, files[0], original, tuple(states))
+
+
+def _stack(chain: tuple[tuple[str, FileRecord], ...]) -> tuple[tuple[str, FileRecord], ...]:
+    """The links radpatch's last write of the file left on it: the newest link, and going down, each
+    link whose `after` is the `before` of the one above (by sha256); a link off it is void (a
+    reinstall, or taken off by hand before: state.realign leaves it so) and takes no part."""
+    if not chain:
+        return ()
+    on = [len(chain) - 1]
+    while (
+        below := next((i for i in reversed(range(on[-1])) if _joins(chain[i][1], chain[on[-1]][1])), None)
+    ) is not None:
+        on.append(below)
+    return tuple(chain[i] for i in reversed(on))
+
+
+def _joins(below: FileRecord, above: FileRecord) -> bool:
+    return below.patched_sha256 == above.original_sha256
 
 
 def _without(top: bytes, off: list[FileRecord], get: Callable[[str], bytes | None]) -> bytes | None:
@@ -102,3 +122,17 @@ def _without(top: bytes, off: list[FileRecord], get: Callable[[str], bytes | Non
 def _undo(after: bytes, before: bytes) -> tuple[Edit, ...]:
     """The line edits that take a link off its own result (the same for every subset tried)."""
     return tuple(edits(after.splitlines(keepends=True), before.splitlines(keepends=True)))
+
+
+def without(store: Store, rec: FileRecord, current: bytes) -> bytes | None:
+    """The file `current`, read as a composition with `rec`'s link among those it carries, with that
+    link taken off too (the others kept): what revert writes there; None when it is no such file.
+    apply and revert plan on the record state.realign wrote first, so only a dry run, which writes
+    no record, needs it."""
+    got = composed(store, rec.path, sha256(current))
+    if got is None or not any(f == rec for _, f in got.kept):
+        return None
+    stack = [f for _, f in _stack(tuple(store.chain(rec.path)))]
+    carried = [f for _, f in got.kept if f != rec]
+    top = store.original(stack[-1].patched_sha256)
+    return None if top is None else _without(top, [f for f in stack if f not in carried], store.original)

@@ -139,8 +139,11 @@ def by_hash(
     if start in shas or start == wheel() or (start_code and start_code in codes):
         return ByHash.NOT_APPLIED
     got = composed(store, rec.path, digest) if walked is None else None
-    if got is not None and any(ln.file == rec for ln in chain):  # some links taken off by hand (state.composed)
-        return ByHash.APPLIED if any(f == rec for _, f in got.kept) else ByHash.NOT_APPLIED
+    if got is not None:  # some stacked links taken off by hand (state.composed): the others read applied
+        if any(f == rec for _, f in got.kept):
+            return ByHash.APPLIED
+        if any(f == rec for _, f in got.off) or got.start.original_sha256 in shas:  # or void, under the stack
+            return ByHash.NOT_APPLIED
     return ByHash.UNDECIDED
 
 
@@ -263,6 +266,6 @@ def taken_by_hand(store: Store, rec: FileRecord, digest: str, data: bytes | None
     if live(store, rec.path, digest, data) is not None:
         return None
     got = composed(store, rec.path, digest)
-    if got is None or any(f == rec for _, f in got.kept) or rec not in [f for _, f in store.chain(rec.path)]:
+    if got is None or not any(f == rec for _, f in got.off):
         return None
     return tuple(name for name, _ in got.kept)

@@ -3,8 +3,8 @@
 `revert` call it first, under the lock and after an interrupted run is finished (write.exclusive),
 so they plan on a record that says what the file is: each link the file still carries is written
 anew, from the chain's original through each kept link's result in turn (their bytes kept first,
-as apply keeps them), and a link taken off stays as it was, void (its state before is the chain's
-original, so the walk reads it not applied, as after a reinstall). No file is written; the record
+as apply keeps them), and a link taken off stays as it was, void (its state before is the stack's
+original, or its stack's own, so the walk reads it not applied, as after a reinstall). No file is written; the record
 is replaced whole. `status` and the engine-start check read the same state from the hashes before
 (state.hashes.by_hash), and the same after."""
 
@@ -34,7 +34,7 @@ def realign(store: Store) -> list[str]:
         got = composed(store, relpath, sha256(data))
         if got is None:
             continue
-        first = store.chain(relpath)[0][1]  # where the whole chain started, the links taken off included
+        first = got.start  # where the stack started, the links taken off included
         base, base_code = first.base_sha256 or first.original_sha256, first.base_code or first.original_code
         before = got.original
         for (name, link), after in zip(got.kept, got.states):
@@ -43,9 +43,9 @@ def realign(store: Store) -> list[str]:
             anew = _link(link, before, after, base, base_code)
             records[name] = _with_link(records[name], link, anew)
             before = after
-        carried = ", ".join(name for name, _ in got.kept)
+        carried, off = (", ".join(name for name, _ in links) for links in (got.kept, got.off))
         notes.append(
-            f"{relpath}: {', '.join(got.off)} taken off it by hand (it carries only {carried}, byte for byte): "
+            f"{relpath}: {off} taken off it by hand (it carries only {carried}, byte for byte): "
             "radpatch's record now says so"
         )
     if notes:

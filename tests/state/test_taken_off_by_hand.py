@@ -8,8 +8,8 @@ bytes exactly (else the case is no such composition). Every reader must say the 
 the ones taken off not applied (the reason saying so); then the next apply or revert works from there:
 reverting the kept ones gives the installed bytes, reverting the ones taken off leaves the file and the
 kept ones as they are, applying the ones taken off puts them back on top (every entry applied), and
-reverting all gives the installed bytes. A file that is no such composition stays drifted, and its
-revert is refused, writing nothing.
+reverting all gives the installed bytes (a dry run of the step works first, writing nothing). A file
+that is no such composition stays drifted, and its revert is refused, writing nothing.
 """
 
 from __future__ import annotations
@@ -132,6 +132,10 @@ def test_a_stack_with_entries_taken_off_by_hand_reads_as_what_it_is(
         for who in ("status", "engine start"):
             assert "taken off by hand" in got[name][who][1] and ", ".join(kept) in got[name][who][1], (case, who, got)
 
+    before = env.read()  # a dry run of the next step plans on the file as it is, and writes nothing
+    command = {"revert kept": ("revert", *kept), "revert off": ("revert", *off), "apply off": ("apply", *off)}[then]
+    out = env.run(*command, "--dry-run")
+    assert out.returncode == 0 and env.read() == before, (case, out.stdout, out.stderr)
     if then == "revert kept":
         out = env.run("revert", *kept)
         assert out.returncode == 0, (case, out.stdout, out.stderr)
