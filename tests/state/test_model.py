@@ -389,14 +389,20 @@ class StateMachine(RuleBasedStateMachine):
         self.model.put_back(path)
 
     @precondition(lambda self: not self.pending)
-    @rule(p=st.sampled_from(PATCHES), path=st.sampled_from(EDITABLE))
-    def take_off_by_hand(self, p: str, path: str) -> None:
-        """One patch's line put back by hand in a file radpatch wrote last (no hand edit since): the
-        file is then exactly the other patches on it without p (att63 F8)."""
-        if p not in self.model.on or path not in self.model.files_on(p) or self.model.lines[path]:
+    @rule(pick=st.integers(min_value=0, max_value=8))
+    def take_off_by_hand(self, pick: int) -> None:
+        """One applied patch's line put back by hand in a file radpatch wrote last (no hand edit since):
+        the file is then exactly the other patches on it without that one (att63 F8)."""
+        m = self.model
+        can = [
+            (p, path)
+            for p in sorted(m.on)
+            for path in m.files_on(p)
+            if not m.lines[path] and not any(path in done for done in m.off.values())
+        ]
+        if not can:
             return
-        if any(path in done for done in self.model.off.values()):
-            return
+        p, path = can[pick % len(can)]
         self.log.append(f"take {p} off {path} by hand")
         k = 10 + self.model.on[p].k
         old, new = (f"def f{p}(v):\n    return v + {k}\n", f"def f{p}(v):\n    return v + 1\n")
