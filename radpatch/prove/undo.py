@@ -19,7 +19,7 @@ from radpatch.registry.model import Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.ops.create_module import CreateModule
 from radpatch.rewrite.refused import short
-from radpatch.state import kept, owner
+from radpatch.state import composed, kept, owner
 from radpatch.state.code_hashes import code_hash
 from radpatch.state.decide import PatchState, State, reinstall_hint
 from radpatch.state.record import FileRecord, Store, sha256
@@ -102,7 +102,8 @@ def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> byte
             {rec.original_sha256, wheel or rec.original_sha256},
             "its kept original is gone from .radpatch/originals/",
         )
-    return _layout_edited(ps, rec, current, store, say)
+    by_hand = composed.without(store, rec, current)  # others on it taken off by hand (a dry run: state.realign)
+    return by_hand if by_hand is not None else _layout_edited(ps, rec, current, store, say)
 
 
 def _content_file(ps: PatchState, rec: FileRecord, current: bytes) -> bool:

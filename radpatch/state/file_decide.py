@@ -15,7 +15,7 @@ from radpatch.install.targets import ReadFile
 from radpatch.registry.model import Patch
 from radpatch.state import owner
 from radpatch.state.decided import FileState, Judge
-from radpatch.state.hashes import ByHash, FileRead, by_hash, carried, read_file
+from radpatch.state.hashes import ByHash, FileRead, by_hash, carried, read_file, taken_by_hand
 from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
 from radpatch.state.stack import Meets, own_chain, take_off
 from radpatch.state.verdict import State, file_verdict
@@ -164,7 +164,11 @@ def file_state(
         if recorded or t.data is not None
         else ByHash.NOT_APPLIED
     )
-    v = file_verdict(relpath, FileRead(t.data, seen), record is not None, lost="", quiet=True)
+    hand = (
+        taken_by_hand(store, recorded, state_sha(t.data), t.data) if recorded and seen is ByHash.NOT_APPLIED else None
+    )
+    read = FileRead(t.data, seen, carries=hand or (), by_hand=hand is not None)
+    v = file_verdict(relpath, read, record is not None, lost="", quiet=True)
     state, detail = v.state, v.detail
     others = own_chain(store, relpath, t.data, wheel) if seen is ByHash.UNDECIDED and not recorded else []
     if others and patch.name not in others:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from radpatch.state.code_hashes import CODE_SCHEME, code_hash
+from radpatch.state.composed import composed
 from radpatch.state.record import ABSENT, FileRecord, Store, state_sha
 
 
@@ -137,6 +138,12 @@ def by_hash(
         start, start_code = digest, code() if codes else ""
     if start in shas or start == wheel() or (start_code and start_code in codes):
         return ByHash.NOT_APPLIED
+    got = composed(store, rec.path, digest) if walked is None else None
+    if got is not None:  # some stacked links taken off by hand (state.composed): the others read applied
+        if any(f == rec for _, f in got.kept):
+            return ByHash.APPLIED
+        if any(f == rec for _, f in got.off) or got.start.original_sha256 in shas:  # or void, under the stack
+            return ByHash.NOT_APPLIED
     return ByHash.UNDECIDED
 
 
@@ -219,6 +226,7 @@ class FileRead:
     # (their links on the walk, oldest first): a reinstall, then another patch stacked again (att21c F13)
     pristine: bool = False
     carries: tuple[str, ...] = ()
+    by_hand: bool = False  # its link was taken off by hand from under or over the others' (state.composed)
 
 
 def read_file(
@@ -247,4 +255,19 @@ def read_file(
     if digest == wheel():
         return FileRead(data, seen, pristine=True)
     walked = live(store, rec.path, digest, data) if trusted else None
+    hand = taken_by_hand(store, rec, digest, data) if trusted and walked is None else None
+    if hand is not None:
+        return FileRead(data, seen, carries=hand, by_hand=True)
     return FileRead(data, seen, carries=tuple(ln.patch for ln in walked[0]) if walked else ())
+
+
+def taken_by_hand(store: Store, rec: FileRecord, digest: str, data: bytes | None) -> tuple[str, ...] | None:
+    """The patches the file (sha256 `digest`) carries when `rec`'s link was taken off it by hand from
+    under or over them (state.composed: no link's result, but exactly the others' put on the chain's
+    original), oldest first; None when the file is anything else."""
+    if live(store, rec.path, digest, data) is not None:
+        return None
+    got = composed(store, rec.path, digest)
+    if got is None or not any(f == rec for _, f in got.off):
+        return None
+    return tuple(name for name, _ in got.kept)

@@ -92,7 +92,10 @@ def file_verdict(
     if seen is ByHash.NOT_APPLIED:
         what = "is gone (as before the patch created it)" if data is None else _before(read)
         return FileVerdict(
-            relpath, State.NOT_APPLIED, "" if quiet else f"{relpath} {what}{imported_from}", data is not None
+            relpath,
+            State.NOT_APPLIED,
+            "" if quiet and not read.by_hand else f"{relpath} {what}{imported_from}",
+            data is not None,
         )
     if data is None:
         return FileVerdict(relpath, State.DRIFTED, f"{relpath}: radpatch's module is gone{imported_from}", False)
@@ -108,9 +111,19 @@ def _before(read: FileRead) -> str:
     the patch that is not RECORD's bytes (comment edits, or someone's edit the patch was written on)."""
     if read.pristine:
         return "is the pristine file"
+    if read.by_hand:
+        return taken_off_by_hand(read.carries)
     if read.carries:
         return f"carries {', '.join(read.carries)} only"
     return "is as it was before the patch"
+
+
+def taken_off_by_hand(carries: Sequence[str]) -> str:
+    """What a file is whose link of the patch was taken off by hand from a stack (state.composed)."""
+    return (
+        f"had the patch's change taken off by hand: it carries only {', '.join(carries)}, byte for byte "
+        "(radpatch's record follows the file at the next apply or revert)"
+    )
 
 
 def pending_note(store: Store) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from radpatch.install.environment import PythonEnv
 from radpatch.install.locate import find_target
 from radpatch.registry.model import Patch
+from radpatch.state.realign import realign
 from radpatch.state.record import Store
 
 Say = Callable[[str], None]
@@ -17,7 +18,8 @@ Say = Callable[[str], None]
 
 @contextlib.contextmanager
 def exclusive(env: PythonEnv, patches: list[Patch], say: Say) -> Iterator[None]:
-    """Hold the lock of every installation the patches touch; first finish any interrupted run;
+    """Hold the lock of every installation the patches touch; first finish any interrupted run, then
+    bring the record in line with a file some stacked links were taken off by hand (state.realign);
     at the end, remove radpatch's state directory where nothing is recorded any more."""
     roots = sorted({r for r in (root_of(env, p) for p in patches) if r})
     with contextlib.ExitStack() as stack:
@@ -29,6 +31,8 @@ def exclusive(env: PythonEnv, patches: list[Patch], say: Say) -> Iterator[None]:
             if store.journal.is_dir():
                 for note in store.recover(committed=_committed(store)):
                     say(f"recovered from an interrupted run: {note}")
+            for note in realign(store):  # a file some stacked links were taken off by hand: the record follows it
+                say(f"note: {note}")
         yield
 
 

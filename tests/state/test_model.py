@@ -1,9 +1,9 @@
 """The state model against a small reference model (issue 21): hypothesis generates sequences of
 apply, revert, revise (an entry's code, its description, a move to another module, an added
 file, or a file dropped), reinstall, hand edits (a comment line, a code line, a file put back to
-its installed bytes) and crashes (SIGKILL at a fault point of radpatch/faults.py, in a real
-radpatch process), with three patches stacked on shared files of a fake site-packages, and after
-every step compares:
+its installed bytes, one patch's line put back in a file radpatch wrote last) and crashes
+(SIGKILL at a fault point of radpatch/faults.py, in a real radpatch process), with three
+patches stacked on shared files of a fake site-packages, and after every step compares:
 
 * each patch's state as every reader reads it with what the model says it must be: `radpatch status
   --json`, `status --check` of each patch, and the engine-start check (`state.engine_start.check`
@@ -240,6 +240,14 @@ class Model:
                     self.on.pop(p)
                     self.off.pop(p)
 
+    def take_off(self, p: str, path: str) -> None:
+        """p's line put back by hand in `path` (no radpatch): p is off there, the others on it stay
+        (the file is exactly them without p: state.composed); off all its files, p reads not applied."""
+        self.off.setdefault(p, set()).add(path)
+        if not self.files_on(p):
+            self.on.pop(p)
+            self.off.pop(p)
+
 
 names_st = st.lists(st.sampled_from(PATCHES), min_size=1, max_size=3, unique=True)
 
@@ -379,6 +387,31 @@ class StateMachine(RuleBasedStateMachine):
         self.log.append(f"put back {path}")
         (self.site / path).write_text(PRISTINE[path])
         self.model.put_back(path)
+
+    @precondition(lambda self: not self.pending)
+    @rule(pick=st.integers(min_value=0, max_value=8))
+    def take_off_by_hand(self, pick: int) -> None:
+        """One applied patch's line put back by hand in a file radpatch wrote last (no hand edit since):
+        the file is then exactly the other patches on it without that one (att63 F8)."""
+        m = self.model
+        can = [
+            (p, path)
+            for p in sorted(m.on)
+            for path in m.files_on(p)
+            if not m.lines[path] and not any(path in done for done in m.off.values())
+        ]
+        if not can:
+            return
+        p, path = can[pick % len(can)]
+        self.log.append(f"take {p} off {path} by hand")
+        k = 10 + self.model.on[p].k
+        old, new = (f"def f{p}(v):\n    return v + {k}\n", f"def f{p}(v):\n    return v + 1\n")
+        if path == "stk/extra.py":
+            old, new = (f"def g{p}(w):\n    return w - 30\n", f"def g{p}(w):\n    return w - 3\n")
+        text = (self.site / path).read_text()
+        assert text.count(old) == 1, (old, text, self.log)
+        (self.site / path).write_text(text.replace(old, new))
+        self.model.take_off(p, path)
 
     @precondition(lambda self: not self.pending and self.crashes < 1)
     @rule(
