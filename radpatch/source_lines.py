@@ -24,3 +24,9 @@ def split(text: str, keepends: bool = False) -> list[str]:
         return _LINE.findall(text)
     lines = _END.split(text)
     return lines[:-1] if lines[-1] == "" else lines
+
+
+def every_line_in(code: str, text: str) -> bool:
+    """Whether each non-blank line of `code`, stripped, occurs in `text`: the cheap test of an operation's
+    `may_be_present` (its code cannot be in a file that lacks one of its lines)."""
+    return all(ln.strip() in text for ln in split(code) if ln.strip())

@@ -10,13 +10,12 @@ a release that has filled it in.
 
 from __future__ import annotations
 
-import ast
 import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch import source_lines
-from radpatch.registry.model import Field, Operation
+from radpatch.registry.model import Field, Operation, code_key
 from radpatch.registry.touch import Touch, code_trees
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
@@ -48,8 +47,7 @@ class FillModule(Operation):
         return (Touch("node", "<module>", "statements of the module, which has none", writes=code_trees(self.code)),)
 
     def may_be_present(self, text: str) -> bool:
-        lines = [ln.strip() for ln in source_lines.split(self.code) if ln.strip()]
-        return all(ln in text for ln in lines)
+        return source_lines.every_line_in(self.code, text)
 
     def _lines(self, newline: str) -> list[str]:
         """The code as whole lines in the file's line ending."""
@@ -72,11 +70,7 @@ class FillModule(Operation):
 
     def inverse(self, src: Source) -> Source:
         load(__name__)
-        try:
-            same = ast.dump(ast.parse(src.text)) == ast.dump(ast.parse(textwrap.dedent(self.code)))
-        except (SyntaxError, ValueError):
-            same = False
-        if not same or not src.tops:
+        if not src.tops or code_key(src.text) != code_key(self.code):  # both parse: a Source, a loaded key
             raise NotUndoable("the module's code is not the code this rewrite writes (compared as syntax trees)")
         first = src.tops[0].start
         lines = list(src.lines)

@@ -82,8 +82,7 @@ class InsertStatements(Operation):
         return ("find", self.scope, code_key(self.find), self.within)
 
     def may_be_present(self, text: str) -> bool:
-        lines = [ln.strip() for ln in source_lines.split(self.code) if ln.strip()]
-        return all(ln in text for ln in lines)
+        return source_lines.every_line_in(self.code, text)
 
     def forward(self, src: Source) -> Source:
         load(__name__)
